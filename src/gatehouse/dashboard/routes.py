@@ -1,0 +1,7 @@
+"""HTTP routes of the dashboard area (empty until the area lands)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,1 @@
+"""Domain rules: plain dataclasses and functions, no HTTP and no SQL."""

@@ -1,0 +1,1 @@
+"""Cross-cutting HTTP: errors, request ids, routing rules, auth, limits, idempotency."""

@@ -1,0 +1,37 @@
+"""UTC time and the RFC 3339 millisecond format of spec 1 §2.1."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def utcnow() -> datetime:
+    """Now, UTC, truncated to milliseconds (what the API can show)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+def format_ts(value: datetime | None) -> str | None:
+    """`2026-11-22T10:00:00.000Z`, or None."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+def parse_ts(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp (with offset or Z) into an aware UTC datetime.
+
+    Raises ValueError for anything else, including a timestamp without offset.
+    """
+    value = text.strip()
+    if "T" not in value and "t" not in value:
+        raise ValueError("not an RFC 3339 timestamp")
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    parsed = datetime.fromisoformat(value)
+    if parsed.tzinfo is None:
+        raise ValueError("timestamp needs a UTC offset")
+    return parsed.astimezone(UTC)

@@ -1,0 +1,40 @@
+"""Background workers run by `gatehouse worker` and, unless --no-worker, by `serve`.
+
+Each area contributes a coroutine function taking the runtime and a stop
+event; `run_workers` runs them all until the event is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from gatehouse.runtime import Runtime
+
+log = logging.getLogger("gatehouse.workers")
+
+WorkerFn = Callable[[Runtime, asyncio.Event], Awaitable[None]]
+
+
+def registered_workers() -> list[tuple[str, WorkerFn]]:
+    """The workers of every area (imported here so areas stay decoupled)."""
+    from gatehouse.sweeps import run_sweeps
+
+    workers: list[tuple[str, WorkerFn]] = [("sweeps", run_sweeps)]
+    return workers
+
+
+async def run_workers(runtime: Runtime, stop: asyncio.Event) -> None:
+    async def guarded(name: str, fn: WorkerFn) -> None:
+        while not stop.is_set():
+            try:
+                await fn(runtime, stop)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("worker crashed; restarting", extra={"worker": name})
+                await asyncio.sleep(1)
+
+    await asyncio.gather(*(guarded(name, fn) for name, fn in registered_workers()))
