@@ -1,0 +1,7 @@
+"""Routes of staff/accounts_routes (empty until its area lands)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()
