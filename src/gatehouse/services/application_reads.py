@@ -1,0 +1,117 @@
+"""Reading one application and what hangs off it (spec 1 §4.3, §4.4, §4.12-§4.14).
+
+`get_tenant_application` and `load_application_view` are shared with the staff
+case work and the portal; the `read_*` functions back the tenant GET routes,
+where a missing, foreign and erased application all read as the same 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
+
+from gatehouse.http.errors import not_found
+from gatehouse.services import applications_repo as repo
+from gatehouse.services.views import (
+    application_view,
+    decision_view,
+    info_request_view,
+    open_info_request_view,
+)
+from gatehouse.storage.tables.applications import Application, Document
+from gatehouse.timeutil import format_ts
+
+APPLICATION_NOT_FOUND = "No application with this clientId."
+
+
+async def get_tenant_application(
+    session: AsyncSession, tenant_id: str, client_id: str, *, for_update: bool = False
+) -> Application:
+    """The tenant's application, or 404 not-found for a missing or foreign one.
+
+    Erased applications are returned: the caller decides (reads answer 404,
+    writes 410, member removal 400). With `for_update` the row is locked on
+    PostgreSQL (the SQLite write transaction already serializes writers).
+    """
+    application = await repo.application_by_id(session, client_id, for_update=for_update)
+    if application is None or application.tenant_id != tenant_id:
+        raise not_found(APPLICATION_NOT_FOUND)
+    return application
+
+
+async def get_readable_application(
+    session: AsyncSession, tenant_id: str, client_id: str
+) -> Application:
+    """For tenant reads: missing, foreign and erased are the same 404 (spec 1 §4.3)."""
+    application = await get_tenant_application(session, tenant_id, client_id)
+    if application.erased_at is not None:
+        raise not_found(APPLICATION_NOT_FOUND)
+    return application
+
+
+async def load_application_view(session: AsyncSession, application: Application) -> dict[str, Any]:
+    """The full application read: members, latest decision, current request summary."""
+    members = await repo.members_of(session, application.id)
+    decision = await repo.latest_decision(session, application.id)
+    request = await repo.current_info_request(session, application.id)
+    summary = None
+    if request is not None:
+        items = (await repo.items_of(session, [request.id]))[request.id]
+        summary = open_info_request_view(request, items)
+    return application_view(application, members, decision, summary)
+
+
+async def read_application(session: AsyncSession, tenant_id: str, client_id: str) -> dict[str, Any]:
+    """GET /v1/applications/{clientId} (spec 1 §4.3)."""
+    application = await get_readable_application(session, tenant_id, client_id)
+    return await load_application_view(session, application)
+
+
+async def read_info_requests(
+    session: AsyncSession, tenant_id: str, client_id: str
+) -> dict[str, Any]:
+    """GET …/info-requests: `{data}` highest seq first, unpaged (spec 1 §4.4)."""
+    application = await get_readable_application(session, tenant_id, client_id)
+    requests = await repo.info_requests_of(session, application.id)
+    items = await repo.items_of(session, [request.id for request in requests])
+    return {"data": [info_request_view(request, items[request.id]) for request in requests]}
+
+
+async def read_decisions(session: AsyncSession, tenant_id: str, client_id: str) -> dict[str, Any]:
+    """GET …/decisions: `{data}` newest first, ties by id desc (CONTRACT §1.3, §6)."""
+    application = await get_readable_application(session, tenant_id, client_id)
+    decisions = await repo.decisions_of(session, application.id)
+    return {"data": [decision_view(decision) for decision in decisions]}
+
+
+def document_view(document: Document) -> dict[str, Any]:
+    """Document metadata (CONTRACT §1.3): no file name, content or URL."""
+    return {
+        "documentId": document.id,
+        "type": document.type,
+        "status": document.status,
+        "contentType": document.content_type,
+        "sizeBytes": document.size_bytes,
+        "uploadedAt": format_ts(document.uploaded_at),
+    }
+
+
+async def documents_of(session: AsyncSession, application_id: str) -> list[Document]:
+    # Only the metadata columns are loaded: contents stay in the database.
+    result = await session.execute(
+        select(Document)
+        .options(defer(Document.content))
+        .where(Document.application_id == application_id)
+        .order_by(Document.uploaded_at, Document.id)
+    )
+    return list(result.scalars())
+
+
+async def read_documents(session: AsyncSession, tenant_id: str, client_id: str) -> dict[str, Any]:
+    """GET …/documents (spec 1 §4.14)."""
+    application = await get_readable_application(session, tenant_id, client_id)
+    documents = await documents_of(session, application.id)
+    return {"data": [document_view(document) for document in documents]}

@@ -1,0 +1,146 @@
+"""JSON shapes of the tenant API resources (spec 1 §2.3, §2.4; CONTRACT §1.3).
+
+Every surface that shows an application, a member, a decision or an
+information request to a tenant (or to staff, in the same shape) builds it
+here, so the field names live in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from gatehouse.storage.tables.applications import (
+    Application,
+    Decision,
+    InfoRequest,
+    InfoRequestItem,
+    Member,
+)
+from gatehouse.timeutil import format_ts
+
+# Item states counted as "requiring applicant action" (spec 1 §2.4 openItems).
+OPEN_ITEM_STATES = frozenset({"open", "reopened"})
+ANSWERED_ITEM_STATES = frozenset({"answered"})
+
+
+def member_view(member: Member) -> dict[str, Any]:
+    """`members[]` element and member-add response (spec 1 §2.3)."""
+    return {
+        "uid": member.id,
+        "email": member.email,
+        "role": member.role,
+        "joinedAt": format_ts(member.joined_at),
+    }
+
+
+def decision_view(decision: Decision) -> dict[str, Any]:
+    """`decision` object (spec 1 §2.3); never names the staff member."""
+    return {
+        "action": decision.action,
+        "fromStatus": decision.from_status,
+        "toStatus": decision.to_status,
+        "byRole": decision.by_role,
+        "comment": decision.comment,
+        "at": format_ts(decision.at),
+    }
+
+
+def item_counts(items: Iterable[InfoRequestItem]) -> tuple[int, int]:
+    """(openItems, answeredItems): open + reopened, and answered (spec 1 §2.4)."""
+    open_items = 0
+    answered_items = 0
+    for item in items:
+        if item.status in OPEN_ITEM_STATES:
+            open_items += 1
+        elif item.status in ANSWERED_ITEM_STATES:
+            answered_items += 1
+    return open_items, answered_items
+
+
+def _ordered(items: Iterable[InfoRequestItem]) -> list[InfoRequestItem]:
+    # Items keep the order in which staff listed them (CONTRACT §6).
+    return sorted(items, key=lambda item: (item.position, item.id))
+
+
+def info_request_item_view(item: InfoRequestItem) -> dict[str, Any]:
+    """Item of spec 1 §2.4; the applicant's answer is never included."""
+    return {
+        "itemId": item.id,
+        "type": item.type,
+        "prompt": item.prompt,
+        "status": item.status,
+    }
+
+
+def info_request_view(request: InfoRequest, items: Sequence[InfoRequestItem]) -> dict[str, Any]:
+    """Information request list element (spec 1 §2.4), items in staff order."""
+    open_items, answered_items = item_counts(items)
+    return {
+        "requestId": request.id,
+        "seq": request.seq,
+        "round": request.round,
+        "status": request.status,
+        "openItems": open_items,
+        "answeredItems": answered_items,
+        "comment": request.comment,
+        "createdAt": format_ts(request.created_at),
+        "updatedAt": format_ts(request.updated_at),
+        "respondedAt": format_ts(request.responded_at),
+        "closedAt": format_ts(request.closed_at),
+        "cancelledAt": format_ts(request.cancelled_at),
+        "items": [info_request_item_view(item) for item in _ordered(items)],
+    }
+
+
+def open_info_request_view(
+    request: InfoRequest, items: Sequence[InfoRequestItem]
+) -> dict[str, Any]:
+    """`openInfoRequest` summary of the application read (spec 1 §2.3)."""
+    open_items, answered_items = item_counts(items)
+    return {
+        "requestId": request.id,
+        "seq": request.seq,
+        "round": request.round,
+        "openItems": open_items,
+        "answeredItems": answered_items,
+        "at": format_ts(request.updated_at),
+    }
+
+
+def application_summary_view(application: Application) -> dict[str, Any]:
+    """The application fields that need no other table (list elements, CONTRACT §1.3)."""
+    view: dict[str, Any] = {
+        "clientId": application.id,
+        "externalRef": application.external_ref,
+        "companyName": application.company_name,
+        "labelId": application.label_id,
+        "applicantEmail": application.applicant_email,
+        "status": application.status,
+        "createdAt": format_ts(application.created_at),
+        "updatedAt": format_ts(application.updated_at),
+    }
+    if application.submitted_at is not None:
+        view["submittedAt"] = format_ts(application.submitted_at)
+    if application.status == "rejected":
+        view["rejectionReason"] = application.rejection_reason
+    return view
+
+
+def application_view(
+    application: Application,
+    members: Sequence[Member],
+    latest_decision: Decision | None,
+    open_info_request: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The application read (spec 1 §2.3 + CONTRACT §1.3).
+
+    `open_info_request` is the summary built by `open_info_request_view` (or
+    None). `submittedAt` is omitted when no submission is stored;
+    `rejectionReason` appears only while the status is rejected.
+    """
+    view = application_summary_view(application)
+    view["decision"] = decision_view(latest_decision) if latest_decision is not None else None
+    view["openInfoRequest"] = dict(open_info_request) if open_info_request is not None else None
+    view["members"] = [member_view(member) for member in members]
+    return view
