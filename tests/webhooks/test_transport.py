@@ -1,0 +1,111 @@
+"""post_json: pinned connection, no redirects, timeouts, errors returned (spec 2 §4.1, §6.3)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from gatehouse.webhooks import url_safety
+from gatehouse.webhooks.transport import post_json
+from tests.webhooks.receiver import Received, Receiver, free_port, running_receiver
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with running_receiver(Receiver()) as r:
+        yield r
+
+
+async def test_posts_body_and_headers_and_returns_status(receiver: Receiver) -> None:
+    receiver.respond = lambda item: (202, {"x-answer": "yes"}, b"A" * 500)
+    result = await post_json(
+        receiver.url,
+        b'{"a":1}',
+        {"Content-Type": "application/json", "X-Extra": "1"},
+        allow_private=True,
+    )
+    assert result.status == 202 and result.success and result.error is None
+    assert result.headers["x-answer"] == "yes"
+    assert result.body_prefix == b"A" * 200
+    assert result.latency_ms > 0
+    [got] = receiver.snapshot()
+    assert got.body == b'{"a":1}'
+    assert got.headers["content-type"] == "application/json"
+    assert got.headers["x-extra"] == "1"
+    # Only the caller's headers plus what HTTP itself needs.
+    assert set(got.headers) == {"host", "content-length", "content-type", "x-extra"}
+
+
+async def test_redirect_is_a_failure_and_not_followed(receiver: Receiver) -> None:
+    receiver.respond = lambda item: (302, {"location": receiver.url + "/elsewhere"}, b"")
+    result = await post_json(receiver.url, b"{}", {}, allow_private=True)
+    assert result.status == 302
+    assert not result.success
+    assert result.error is not None and "redirect" in result.error
+    assert len(receiver.snapshot()) == 1
+
+
+async def test_non_2xx_is_a_failure_with_status(receiver: Receiver) -> None:
+    receiver.respond = lambda item: 500
+    result = await post_json(receiver.url, b"{}", {}, allow_private=True)
+    assert result.status == 500 and not result.success and result.error == "HTTP 500"
+
+
+async def test_connection_refused_is_returned_not_raised() -> None:
+    result = await post_json(f"http://127.0.0.1:{free_port()}/x", b"{}", {}, allow_private=True)
+    assert result.status is None
+    assert result.error is not None and "connection failed" in result.error
+
+
+async def test_total_timeout_is_enforced(receiver: Receiver) -> None:
+    def slow(item: Received) -> int:
+        time.sleep(0.6)
+        return 200
+
+    receiver.respond = slow
+    started = time.monotonic()
+    result = await post_json(receiver.url, b"{}", {}, allow_private=True, total_timeout=0.2)
+    assert time.monotonic() - started < 0.5
+    assert result.status is None and result.error == "timeout"
+
+
+async def test_connects_to_the_checked_address_without_a_second_lookup(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lookups: list[str] = []
+
+    async def fake_resolve(host: str, port: int) -> list[str]:
+        lookups.append(host)
+        return ["127.0.0.1"]
+
+    monkeypatch.setattr(url_safety, "resolve_host", fake_resolve)
+    port = receiver.url.split(":")[2].split("/")[0]
+    # The system resolver knows nothing of this name: only the pin can reach the receiver.
+    result = await post_json(
+        f"http://pinned-receiver.invalid:{port}/hooks", b"{}", {}, allow_private=True
+    )
+    assert result.status == 200, result.error
+    assert lookups == ["pinned-receiver.invalid"]
+    [got] = receiver.snapshot()
+    assert got.headers["host"] == f"pinned-receiver.invalid:{port}"
+
+
+async def test_strict_mode_refuses_a_name_resolving_to_private_before_connecting(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def fake_resolve(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+    monkeypatch.setattr(url_safety, "resolve_host", fake_resolve)
+    result = await post_json("https://hooks.example.com/in", b"{}", {}, allow_private=False)
+    assert result.status is None
+    assert result.error is not None and result.error.startswith("unsafe url")
+    assert receiver.snapshot() == []
+
+
+async def test_strict_mode_refuses_plain_http(receiver: Receiver) -> None:
+    result = await post_json(receiver.url, b"{}", {}, allow_private=False)
+    assert result.status is None and result.error is not None and "https" in result.error
+    assert receiver.snapshot() == []
