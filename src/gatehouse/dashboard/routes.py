@@ -1,7 +1,24 @@
-"""HTTP routes of the dashboard area (empty until the area lands)."""
+"""The staff dashboard (`/dashboard`, issue 6) and the shared static files."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
+from starlette.responses import FileResponse, Response
 
-router = APIRouter()
+from gatehouse.dashboard.auth_routes import router as auth_router
+from gatehouse.dashboard.queue_routes import router as queue_router
+from gatehouse.dashboard.rendering import static_file_path
+from gatehouse.http.errors import not_found
+
+router = APIRouter(include_in_schema=False)
+router.include_router(auth_router)
+router.include_router(queue_router)
+
+
+@router.get("/static/{name:path}")
+async def static_file(name: str) -> Response:
+    """The stylesheet and script of the pages (no build step)."""
+    path = static_file_path(name)
+    if path is None:
+        raise not_found("No such file.")
+    return FileResponse(path, headers={"Cache-Control": "public, max-age=3600"})
