@@ -7,12 +7,14 @@ where a missing, foreign and erased application all read as the same 404.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
+from gatehouse.domain.checklist import Evidence, evaluate
 from gatehouse.http.errors import not_found
 from gatehouse.services import applications_repo as repo
 from gatehouse.services.views import (
@@ -21,7 +23,7 @@ from gatehouse.services.views import (
     info_request_view,
     open_info_request_view,
 )
-from gatehouse.storage.tables.applications import Application, Document
+from gatehouse.storage.tables.applications import Application, Document, Intake
 from gatehouse.timeutil import format_ts
 
 APPLICATION_NOT_FOUND = "No application with this clientId."
@@ -115,3 +117,34 @@ async def read_documents(session: AsyncSession, tenant_id: str, client_id: str) 
     application = await get_readable_application(session, tenant_id, client_id)
     documents = await documents_of(session, application.id)
     return {"data": [document_view(document) for document in documents]}
+
+
+async def _verified_at(session: AsyncSession, application_id: str) -> datetime | None:
+    # Imported here: the verification area depends on applications, not the reverse.
+    from gatehouse.verification.links import application_verified
+
+    return await application_verified(session, application_id)
+
+
+async def read_checklist(session: AsyncSession, tenant_id: str, client_id: str) -> dict[str, Any]:
+    """GET …/checklist: the intake's items and whether each is satisfied (spec 1 §4.13)."""
+    application = await get_readable_application(session, tenant_id, client_id)
+    intake = await session.get(Intake, application.label_id) if application.label_id else None
+    checklist = (
+        intake.checklist if intake is not None and isinstance(intake.checklist, list) else []
+    )
+    uploads = await session.execute(
+        select(Document.type, func.min(Document.uploaded_at))
+        .where(Document.application_id == application.id)
+        .group_by(Document.type)
+    )
+    needs_verification = any(item.get("kind") == "verification" for item in checklist)
+    evidence = Evidence(
+        documents={doc_type: at for doc_type, at in uploads.all()},
+        submitted_at=application.submitted_at,
+        verified_at=await _verified_at(session, application.id) if needs_verification else None,
+    )
+    items = evaluate([item for item in checklist if isinstance(item, dict)], evidence)
+    for item in items:
+        item["satisfiedAt"] = format_ts(item["satisfiedAt"])
+    return {"data": items}

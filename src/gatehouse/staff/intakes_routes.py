@@ -1,7 +1,100 @@
-"""Routes of staff/intakes_routes (empty until its area lands)."""
+"""Staff intake configuration (CONTRACT §4): create and update intake labels.
+
+`POST /staff/v1/tenants/{tenantId}/intakes` and `PATCH /staff/v1/intakes/{labelId}`,
+admin and above. The checklist drives the tenant checklist read (spec 1 §4.13);
+the optional `formFields` drive the portal form.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
 
-router = APIRouter()
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict
+from starlette.responses import Response
+
+from gatehouse import audit
+from gatehouse.http.auth import require_role
+from gatehouse.http.body import body_schema, parse_body
+from gatehouse.http.dependencies import RuntimeDep, StaffUser
+from gatehouse.http.errors import request_id_of
+from gatehouse.http.responses import json_response
+from gatehouse.services.intakes import create_intake, staff_intake_view, update_intake
+
+router = APIRouter(tags=["staff intakes"])
+
+
+class IntakeCreateBody(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    name: str
+    order: int | None = None
+    attached: bool = True
+    checklist: list[Any] | None = None
+    formFields: list[Any] | None = None
+
+
+class IntakeUpdateBody(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    name: str | None = None
+    order: int | None = None
+    attached: bool | None = None
+    checklist: list[Any] | None = None
+    formFields: list[Any] | None = None
+
+
+@router.post("/staff/v1/tenants/{tenant_id}/intakes", openapi_extra=body_schema(IntakeCreateBody))
+async def post_intake(
+    tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """201 `{labelId, name, order, attached, checklist, formFields}`."""
+    require_role(staff, "admin")
+    body = await parse_body(request, IntakeCreateBody)
+    now = runtime.now()
+    async with runtime.db.write() as session:
+        intake = await create_intake(
+            session,
+            tenant_id=tenant_id,
+            name=body.name,
+            order=body.order,
+            attached=body.attached,
+            checklist=body.checklist,
+            form_fields=body.formFields,
+            now=now,
+        )
+        audit.record(
+            session,
+            at=now,
+            actor=staff.actor,
+            action="intake.create",
+            target=intake.id,
+            tenant_id=tenant_id,
+            request_id=request_id_of(request),
+        )
+        view = staff_intake_view(intake)
+    return json_response(201, view)
+
+
+@router.patch("/staff/v1/intakes/{label_id}", openapi_extra=body_schema(IntakeUpdateBody))
+async def patch_intake(
+    label_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """200 with the intake; only the fields sent change (`order: null` clears it)."""
+    require_role(staff, "admin")
+    body = await parse_body(request, IntakeUpdateBody)
+    changes = {name: getattr(body, name) for name in body.model_fields_set}
+    now = runtime.now()
+    async with runtime.db.write() as session:
+        intake = await update_intake(session, label_id, changes, now)
+        audit.record(
+            session,
+            at=now,
+            actor=staff.actor,
+            action="intake.update",
+            target=intake.id,
+            tenant_id=intake.tenant_id,
+            request_id=request_id_of(request),
+        )
+        view = staff_intake_view(intake)
+    return json_response(200, view)

@@ -1,0 +1,46 @@
+"""Sign-in links: POST /v1/login-sessions and POST …/login-sessions (spec 1 §4.2, §4.6)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from gatehouse.api.common import tenant_write
+from gatehouse.api.schemas import LoginSessionBody, ReissueBody
+from gatehouse.http.body import body_schema, parse_body
+from gatehouse.http.dependencies import RuntimeDep, WriteApplications
+from gatehouse.http.responses import respond
+from gatehouse.services.members import reissue_login_session
+from gatehouse.services.provisioning import create_login_session
+
+router = APIRouter(tags=["login sessions"])
+
+
+@router.post("/v1/login-sessions", openapi_extra=body_schema(LoginSessionBody))
+async def post_login_session(
+    request: Request, principal: WriteApplications, runtime: RuntimeDep
+) -> Response:
+    """Provision, then 201 `{loginUrl, clientId, expiresAt, status}` (CONTRACT §1.3)."""
+    body = await parse_body(request, LoginSessionBody)
+    applicant = body.applicant()
+    async with runtime.db.write() as session:
+        write = tenant_write(request, runtime, principal)
+        view = await create_login_session(
+            session, write, applicant, body.labelId, body.redirectPath
+        )
+        return await respond(request, session, 201, view)
+
+
+@router.post(
+    "/v1/applications/{client_id}/login-sessions",
+    openapi_extra=body_schema(ReissueBody, required=False),
+)
+async def post_application_login_session(
+    client_id: str, request: Request, principal: WriteApplications, runtime: RuntimeDep
+) -> Response:
+    """A fresh link for a member or the owner: 201 `{loginUrl, clientId, expiresAt}`."""
+    body = await parse_body(request, ReissueBody)
+    async with runtime.db.write() as session:
+        write = tenant_write(request, runtime, principal)
+        view = await reissue_login_session(session, write, client_id, body.email, body.redirectPath)
+        return await respond(request, session, 201, view)

@@ -1,0 +1,59 @@
+"""Request bodies of the tenant API and their normalisation (spec 1 §4.1, §4.2, §4.6, §4.7).
+
+Models are strict: a field of the wrong JSON type is 400 invalid-argument
+with details (CONTRACT §1.2); unknown fields are ignored.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from gatehouse.domain.identity import Applicant, InvalidEmail, normalize_applicant
+from gatehouse.domain.normalize import normalize_email
+from gatehouse.http.errors import invalid_argument
+
+_EMAIL_ISSUE = "must contain @ and be at most 320 characters"
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class ProvisionBody(_Body):
+    """POST /v1/applications (spec 1 §4.1)."""
+
+    email: str
+    externalRef: str | None = None
+    companyName: str | None = None
+    labelId: str | None = None
+
+    def applicant(self) -> Applicant:
+        try:
+            return normalize_applicant(self.email, self.externalRef, self.companyName)
+        except InvalidEmail:
+            raise invalid_argument("email is not valid.", "email", _EMAIL_ISSUE) from None
+
+
+class LoginSessionBody(ProvisionBody):
+    """POST /v1/login-sessions (spec 1 §4.2)."""
+
+    redirectPath: str | None = None
+
+
+class ReissueBody(_Body):
+    """POST /v1/applications/{clientId}/login-sessions (spec 1 §4.6)."""
+
+    email: str | None = None
+    redirectPath: str | None = None
+
+
+class MemberBody(_Body):
+    """POST /v1/applications/{clientId}/members (spec 1 §4.7)."""
+
+    email: str
+
+    def normalized_email(self) -> str:
+        email = normalize_email(self.email)
+        if email is None:
+            raise invalid_argument("email is not valid.", "email", _EMAIL_ISSUE)
+        return email

@@ -1,0 +1,132 @@
+"""Intake configuration and checklist evaluation (spec 1 §2.5, §4.1, §4.13; CONTRACT §1.3, §4).
+
+An intake's checklist is a list of `{key, label, kind, required}` with kind
+`document`, `verification` or `form`; its form fields a list of
+`{key, label, type, required}`. An attached intake whose stored
+configuration breaks these rules is unusable: provisioning answers
+400 failed-precondition for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+CHECKLIST_KINDS = ("document", "verification", "form")
+FORM_FIELD_TYPES = ("text", "textarea", "email", "date", "number", "tel", "url", "checkbox")
+MAX_KEY = 80
+MAX_LABEL = 200
+
+
+class ConfigurationError(ValueError):
+    """An intake configuration breaks the rules; the message says which."""
+
+
+def _check_entry(entry: object, where: str, kind_field: str, kinds: Sequence[str]) -> str:
+    if not isinstance(entry, Mapping):
+        raise ConfigurationError(f"{where} must be an object")
+    key = entry.get("key")
+    if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY:
+        raise ConfigurationError(f"{where}.key must be a nonempty string of at most {MAX_KEY}")
+    label = entry.get("label")
+    if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
+        raise ConfigurationError(f"{where}.label must be a nonempty string of at most {MAX_LABEL}")
+    if entry.get(kind_field) not in kinds:
+        raise ConfigurationError(f"{where}.{kind_field} must be one of {', '.join(kinds)}")
+    if not isinstance(entry.get("required", True), bool):
+        raise ConfigurationError(f"{where}.required must be a boolean")
+    return key
+
+
+def _check_list(
+    entries: object, name: str, kind_field: str, kinds: Sequence[str]
+) -> list[dict[str, Any]]:
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        raise ConfigurationError(f"{name} must be a list")
+    keys: set[str] = set()
+    cleaned: list[dict[str, Any]] = []
+    for index, entry in enumerate(entries):
+        key = _check_entry(entry, f"{name}[{index}]", kind_field, kinds)
+        if key in keys:
+            raise ConfigurationError(f"{name}[{index}].key repeats {key!r}")
+        keys.add(key)
+        assert isinstance(entry, Mapping)
+        cleaned.append(
+            {
+                "key": key,
+                "label": entry["label"],
+                kind_field: entry[kind_field],
+                "required": entry.get("required", True),
+            }
+        )
+    return cleaned
+
+
+def validate_checklist(entries: object) -> list[dict[str, Any]]:
+    """The checklist in canonical form; raises ConfigurationError."""
+    return _check_list(entries, "checklist", "kind", CHECKLIST_KINDS)
+
+
+def validate_form_fields(entries: object) -> list[dict[str, Any]]:
+    """The portal form fields in canonical form; raises ConfigurationError."""
+    return _check_list(entries, "formFields", "type", FORM_FIELD_TYPES)
+
+
+def is_usable_configuration(checklist: object, form_fields: object) -> bool:
+    """Whether an attached intake can take new applications (spec 1 §4.1 rule 4)."""
+    try:
+        validate_checklist(checklist)
+        validate_form_fields(form_fields)
+    except ConfigurationError:
+        return False
+    return True
+
+
+def sort_key(order: int | None, position: int) -> tuple[int, int]:
+    """Intake order: by `order` with null as zero, ties by creation (CONTRACT §1.1)."""
+    return (order if isinstance(order, int) else 0, position)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the application has that can satisfy checklist items."""
+
+    documents: Mapping[str, datetime]  # document type -> first upload time
+    submitted_at: datetime | None
+    verified_at: datetime | None
+
+
+def evaluate(checklist: Sequence[Mapping[str, Any]], evidence: Evidence) -> list[dict[str, Any]]:
+    """Each item with `satisfied` and `satisfiedAt` (CONTRACT §1.3 checklist).
+
+    `document`: an uploaded document whose type equals the key; `form`: the
+    application was submitted; `verification`: a linked verification
+    customer is Accepted (CONTRACT §3).
+    """
+    evaluated: list[dict[str, Any]] = []
+    for item in checklist:
+        kind = item.get("kind")
+        satisfied_at: datetime | None
+        if kind == "document":
+            satisfied_at = evidence.documents.get(str(item.get("key")))
+        elif kind == "form":
+            satisfied_at = evidence.submitted_at
+        elif kind == "verification":
+            satisfied_at = evidence.verified_at
+        else:
+            satisfied_at = None
+        evaluated.append(
+            {
+                "key": item.get("key"),
+                "label": item.get("label"),
+                "kind": kind,
+                "required": bool(item.get("required", True)),
+                "satisfied": satisfied_at is not None,
+                "satisfiedAt": satisfied_at,
+            }
+        )
+    return evaluated

@@ -1,0 +1,170 @@
+"""Intake labels: the tenant list, the choice made at provisioning, and the
+staff routes that configure them (spec 1 §2.5, §4.1, §4.5; CONTRACT §1.1, §4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gatehouse.domain.checklist import (
+    ConfigurationError,
+    is_usable_configuration,
+    sort_key,
+    validate_checklist,
+    validate_form_fields,
+)
+from gatehouse.http.errors import failed_precondition, invalid_argument, not_found
+from gatehouse.ids import new_id
+from gatehouse.storage.tables.applications import Intake
+from gatehouse.storage.tables.core import Tenant
+
+
+def intake_label_view(intake: Intake) -> dict[str, Any]:
+    """Intake label list element (spec 1 §2.5); nothing internal."""
+    return {"labelId": intake.id, "name": intake.name, "order": intake.order}
+
+
+def staff_intake_view(intake: Intake) -> dict[str, Any]:
+    """Staff view (CONTRACT §4): `{labelId, name, order, attached, checklist}` + formFields."""
+    return {
+        "labelId": intake.id,
+        "name": intake.name,
+        "order": intake.order,
+        "attached": intake.attached,
+        "checklist": list(intake.checklist or []),
+        "formFields": list(intake.form_fields or []),
+    }
+
+
+async def attached_intakes(session: AsyncSession, tenant_id: str) -> list[Intake]:
+    """The tenant's attached intakes by order (null as zero), ties by creation."""
+    result = await session.execute(
+        select(Intake).where(Intake.tenant_id == tenant_id, Intake.attached.is_(True))
+    )
+    return sorted(result.scalars(), key=lambda intake: sort_key(intake.order, intake.position))
+
+
+async def list_intake_labels(session: AsyncSession, tenant_id: str) -> dict[str, Any]:
+    """GET /v1/intakes (spec 1 §4.5): attached labels only, unpaged."""
+    if await session.get(Tenant, tenant_id) is None:
+        raise not_found("No such tenant.")
+    return {"data": [intake_label_view(i) for i in await attached_intakes(session, tenant_id)]}
+
+
+def _usable(intake: Intake) -> bool:
+    return is_usable_configuration(intake.checklist, intake.form_fields)
+
+
+async def choose_intake(session: AsyncSession, tenant_id: str, label_id: str | None) -> Intake:
+    """The intake a new application gets (spec 1 §4.1 rules 3 and 4; CONTRACT §6).
+
+    A named label must be the tenant's and attached (else 400
+    invalid-argument) with a valid configuration (else 400
+    failed-precondition). Without one, the first usable attached intake in
+    configured order; none attached is invalid-argument, only broken ones
+    failed-precondition.
+    """
+    if label_id is not None:
+        intake = await session.get(Intake, label_id)
+        if intake is None or intake.tenant_id != tenant_id or not intake.attached:
+            raise invalid_argument(
+                "labelId does not name an attached intake.", "labelId", "unknown intake label"
+            )
+        if not _usable(intake):
+            raise failed_precondition("The intake's configuration is not usable.")
+        return intake
+    candidates = await attached_intakes(session, tenant_id)
+    for intake in candidates:
+        if _usable(intake):
+            return intake
+    if candidates:
+        raise failed_precondition("No intake of this tenant has a usable configuration.")
+    raise invalid_argument("This tenant has no usable intake.", "labelId", "no usable intake")
+
+
+# --- staff configuration (CONTRACT §4) -------------------------------------------------
+
+
+def _valid_name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise invalid_argument("name must be a nonempty string.", "name", "required")
+    return name.strip()[:200]
+
+
+def _config_error(field: str, exc: ConfigurationError) -> Exception:
+    return invalid_argument(f"{field} is not valid: {exc}", field, str(exc))
+
+
+async def create_intake(
+    session: AsyncSession,
+    *,
+    tenant_id: str,
+    name: str,
+    order: int | None,
+    attached: bool,
+    checklist: object,
+    form_fields: object,
+    now: Any,
+) -> Intake:
+    """POST /staff/v1/tenants/{tenantId}/intakes: validates, appends in creation order."""
+    clean_name = _valid_name(name)
+    try:
+        clean_checklist = validate_checklist(checklist)
+    except ConfigurationError as exc:
+        raise _config_error("checklist", exc) from None
+    try:
+        clean_fields = validate_form_fields(form_fields)
+    except ConfigurationError as exc:
+        raise _config_error("formFields", exc) from None
+    if await session.get(Tenant, tenant_id) is None:
+        raise not_found("No such tenant.")
+    position = await session.scalar(
+        select(func.coalesce(func.max(Intake.position), 0)).where(Intake.tenant_id == tenant_id)
+    )
+    intake = Intake(
+        id=new_id("lbl"),
+        tenant_id=tenant_id,
+        position=int(position or 0) + 1,
+        name=clean_name,
+        order=order,
+        attached=attached,
+        checklist=clean_checklist,
+        form_fields=clean_fields,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(intake)
+    await session.flush()
+    return intake
+
+
+async def update_intake(
+    session: AsyncSession, label_id: str, changes: dict[str, Any], now: Any
+) -> Intake:
+    """PATCH /staff/v1/intakes/{labelId}: name, order, attached (and the lists)."""
+    intake = await session.get(Intake, label_id)
+    if intake is None:
+        raise not_found("No such intake.")
+    if "name" in changes:
+        intake.name = _valid_name(changes["name"])
+    if "order" in changes:
+        intake.order = changes["order"]
+    if "attached" in changes:
+        if not isinstance(changes["attached"], bool):
+            raise invalid_argument("attached must be a boolean.", "attached", "expected boolean")
+        intake.attached = changes["attached"]
+    if "checklist" in changes:
+        try:
+            intake.checklist = validate_checklist(changes["checklist"])
+        except ConfigurationError as exc:
+            raise _config_error("checklist", exc) from None
+    if "formFields" in changes:
+        try:
+            intake.form_fields = validate_form_fields(changes["formFields"])
+        except ConfigurationError as exc:
+            raise _config_error("formFields", exc) from None
+    intake.updated_at = now
+    return intake
