@@ -1,0 +1,163 @@
+"""Information requests and their items (spec 1 §2.4, §3.3; CONTRACT §4, §6).
+
+Request states: open, responded, closed, cancelled. Item states: open,
+answered, accepted, reopened. While a request is active (neither closed nor
+cancelled) its status is derived from its items: open while any item is open
+or reopened, responded once the applicant has answered every open item.
+Reopening an item starts a new round (round + 1 exactly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gatehouse.domain.status import InvalidInput, MoveNotAllowed
+
+REQUEST_OPEN = "open"
+REQUEST_RESPONDED = "responded"
+REQUEST_CLOSED = "closed"
+REQUEST_CANCELLED = "cancelled"
+
+ITEM_OPEN = "open"
+ITEM_ANSWERED = "answered"
+ITEM_ACCEPTED = "accepted"
+ITEM_REOPENED = "reopened"
+
+ITEM_TYPES = ("question", "field", "document")
+OWED_ITEM_STATES = frozenset({ITEM_OPEN, ITEM_REOPENED})
+ACTIVE_REQUEST_STATES = frozenset({REQUEST_OPEN, REQUEST_RESPONDED})
+
+MAX_ITEMS = 50
+MAX_PROMPT = 2000
+MAX_COMMENT = 4000
+MAX_ANSWER = 10000
+
+EVENT_RAISED = "application.info_request.raised"
+EVENT_RESPONDED = "application.info_request.responded"
+EVENT_CLOSED = "application.info_request.closed"
+
+
+@dataclass(frozen=True, slots=True)
+class NewItem:
+    type: str
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewRequest:
+    comment: str
+    items: tuple[NewItem, ...]
+
+
+def _text(value: object, field: str, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must be a nonempty string.", field=field)
+    text = value.strip()
+    if len(text) > limit:
+        raise InvalidInput(f"{field} must be at most {limit} characters.", field=field)
+    return text
+
+
+def new_request(comment: object, items: object) -> NewRequest:
+    """Validate a staff request body `{comment, items: [{type, prompt}]}` (CONTRACT §4)."""
+    checked_comment = _text(comment, "comment", MAX_COMMENT)
+    if not isinstance(items, list) or not items:
+        raise InvalidInput("items must be a nonempty list.", field="items")
+    if len(items) > MAX_ITEMS:
+        raise InvalidInput(f"items holds at most {MAX_ITEMS} entries.", field="items")
+    checked: list[NewItem] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise InvalidInput("Each item must be an object.", field=f"items.{index}")
+        item_type = item.get("type")
+        if item_type not in ITEM_TYPES:
+            raise InvalidInput(
+                f"type must be one of {', '.join(ITEM_TYPES)}.", field=f"items.{index}.type"
+            )
+        prompt = _text(item.get("prompt"), f"items.{index}.prompt", MAX_PROMPT)
+        checked.append(NewItem(str(item_type), prompt))
+    return NewRequest(checked_comment, tuple(checked))
+
+
+def open_items(item_states: Iterable[str]) -> int:
+    """Items requiring applicant action: open and reopened (spec 1 §2.4 `openItems`)."""
+    return sum(1 for s in item_states if s in OWED_ITEM_STATES)
+
+
+def answered_items(item_states: Iterable[str]) -> int:
+    """Answered items awaiting staff review (spec 1 §2.4 `answeredItems`)."""
+    return sum(1 for s in item_states if s == ITEM_ANSWERED)
+
+
+def derive_status(
+    item_states: Sequence[str], *, closed: bool = False, cancelled: bool = False
+) -> str:
+    """The request status: closed/cancelled by staff, else derived from the items."""
+    if cancelled:
+        return REQUEST_CANCELLED
+    if closed:
+        return REQUEST_CLOSED
+    return REQUEST_OPEN if open_items(item_states) else REQUEST_RESPONDED
+
+
+def _require_active(request_status: str) -> None:
+    if request_status not in ACTIVE_REQUEST_STATES:
+        raise MoveNotAllowed(f"The information request is {request_status}.")
+
+
+def answer_item(request_status: str, item_status: str) -> str:
+    """The applicant answers an item: open or reopened → answered.
+
+    An answered item may be answered again until staff review it; an
+    accepted item is settled.
+    """
+    _require_active(request_status)
+    if item_status in OWED_ITEM_STATES or item_status == ITEM_ANSWERED:
+        return ITEM_ANSWERED
+    raise MoveNotAllowed("This item was already accepted.")
+
+
+def accept_item(request_status: str, item_status: str) -> str:
+    """Staff accept an answered item."""
+    _require_active(request_status)
+    if item_status != ITEM_ANSWERED:
+        raise MoveNotAllowed(f"Only an answered item can be accepted; this one is {item_status}.")
+    return ITEM_ACCEPTED
+
+
+def reopen_item(request_status: str, item_status: str) -> str:
+    """Staff reopen an answered or accepted item; the request gets a new round."""
+    _require_active(request_status)
+    if item_status not in (ITEM_ANSWERED, ITEM_ACCEPTED):
+        raise MoveNotAllowed(
+            f"Only an answered or accepted item can be reopened; this one is {item_status}."
+        )
+    return ITEM_REOPENED
+
+
+def close_request(request_status: str) -> str:
+    """Staff close an active request."""
+    _require_active(request_status)
+    return REQUEST_CLOSED
+
+
+def cancel_request(request_status: str) -> str:
+    """Staff cancel an active request."""
+    _require_active(request_status)
+    return REQUEST_CANCELLED
+
+
+def check_answer(value: object) -> str:
+    """The applicant's answer text: a nonempty string of bounded length."""
+    return _text(value, "answer", MAX_ANSWER)
+
+
+def document_reference(value: Any) -> str | None:
+    """An optional `documentId` naming an uploaded document."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput("documentId must be a nonempty string.", field="documentId")
+    return value.strip()
