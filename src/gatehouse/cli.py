@@ -8,9 +8,10 @@ import logging
 import os
 import signal
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from gatehouse import logs
@@ -24,12 +25,41 @@ console = Console(stderr=True)
 log = logging.getLogger("gatehouse.cli")
 
 
+def _fail(message: str) -> NoReturn:
+    """A clear one-line error on stderr and exit status 2 (no traceback)."""
+    console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    raise typer.Exit(2)
+
+
 def _settings(host: str | None = None, port: int | None = None) -> Settings:
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"GATEHOUSE_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+            for e in exc.errors()
+        )
+        _fail(f"invalid settings: {problems}")
     if settings.public_url is None and host is not None and port is not None:
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         settings.public_url = f"http://{shown}:{port}"
     return settings
+
+
+def _require_secret_key(settings: Settings) -> None:
+    """SECRET_KEY: generated beside the SQLite file, required for PostgreSQL (CONTRACT §0)."""
+    try:
+        settings.resolved_secret_key()
+    except (RuntimeError, OSError) as exc:
+        _fail(str(exc))
+
+
+def _migrate(settings: Settings) -> None:
+    try:
+        upgrade(settings.database_url)
+    except Exception as exc:
+        log.exception("migration failed")
+        _fail(f"could not migrate the database: {type(exc).__name__}")
 
 
 def _warn_private(settings: Settings) -> None:
@@ -53,8 +83,8 @@ def serve(
     settings = _settings(host, port)
     logs.configure(settings.log_level)
     _warn_private(settings)
-    settings.resolved_secret_key()
-    upgrade(settings.database_url)
+    _require_secret_key(settings)
+    _migrate(settings)
     os.environ["GATEHOUSE_PUBLIC_URL"] = settings.base_url
     if no_worker:
         os.environ["GATEHOUSE_SERVE_NO_WORKER"] = "1"
@@ -85,7 +115,8 @@ def worker() -> None:
     settings = _settings()
     logs.configure(settings.log_level)
     _warn_private(settings)
-    upgrade(settings.database_url)
+    _require_secret_key(settings)
+    _migrate(settings)
 
     async def main() -> None:
         runtime = Runtime.build(settings)
@@ -106,8 +137,10 @@ def migrate() -> None:
     """Apply migrations and exit."""
     settings = _settings()
     logs.configure(settings.log_level)
-    settings.resolved_secret_key()
-    upgrade(settings.database_url)
+    if settings.is_sqlite:
+        # Keep the generated key beside the file from the very first command.
+        _require_secret_key(settings)
+    _migrate(settings)
     console.print("[green]schema is up to date[/green]")
 
 
@@ -117,12 +150,14 @@ def staff_create(
     role: Annotated[str, typer.Option(help="analyst, mlro, admin or super_admin.")],
 ) -> None:
     """Create a staff member and print {staffId, email, role, token} as JSON."""
+    from gatehouse.http.errors import ApiError
     from gatehouse.runtime import Runtime
-    from gatehouse.staff.accounts import StaffInputError, create_staff_member
+    from gatehouse.staff.accounts import create_staff_member
 
     settings = _settings()
     logs.configure("WARNING")
-    upgrade(settings.database_url)
+    _require_secret_key(settings)
+    _migrate(settings)
 
     async def main() -> dict[str, str]:
         runtime = Runtime.build(settings)
@@ -133,9 +168,8 @@ def staff_create(
 
     try:
         created = asyncio.run(main())
-    except StaffInputError as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
+    except ApiError as exc:
+        _fail(exc.message)
     sys.stdout.write(json.dumps(created) + "\n")
 
 
@@ -149,8 +183,8 @@ def demo(
 
     settings = _settings(host, port)
     logs.configure("WARNING")
-    settings.resolved_secret_key()
-    upgrade(settings.database_url)
+    _require_secret_key(settings)
+    _migrate(settings)
     made = asyncio.run(seed_demo(settings))
     sys.stdout.write(json.dumps(made, indent=2) + "\n")
     sys.stdout.flush()

@@ -10,11 +10,14 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, TextIO
 
 import orjson
 
 REDACTED = "[redacted]"
+# The Service-Request-Id of the request being served, added to every log line.
+REQUEST_ID: ContextVar[str | None] = ContextVar("gatehouse_request_id", default=None)
 _PATTERNS = [
     re.compile(r"service_[a-z0-9]{12,32}_[A-Za-z0-9]{32,64}"),
     re.compile(r"staff_[a-z0-9]{12,32}_[A-Za-z0-9]{32,64}"),
@@ -59,6 +62,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        request_id = REQUEST_ID.get()
+        if request_id is not None:
+            entry["request_id"] = request_id
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = value
@@ -67,11 +73,17 @@ class JsonFormatter(logging.Formatter):
         return redact(orjson.dumps(entry, default=str).decode())
 
 
-def configure(level: str = "INFO") -> None:
-    """JSON lines on stderr for the service's and its libraries' loggers."""
-    handler = logging.StreamHandler(sys.stderr)
+def json_handler(stream: TextIO | None = None) -> logging.Handler:
+    """A handler writing redacted JSON lines (what `configure` installs)."""
+    handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter())
     handler.addFilter(RedactingFilter())
+    return handler
+
+
+def configure(level: str = "INFO") -> None:
+    """JSON lines on stderr for the service's and its libraries' loggers."""
+    handler = json_handler()
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -7,10 +7,10 @@ from starlette.types import Scope
 
 def client_address(scope: Scope, trusted: frozenset[str]) -> str:
     client = scope.get("client")
-    peer = client[0] if client else "unknown"
+    peer = str(client[0]) if client else "unknown"
     if not trusted or peer not in trusted:
         return peer
-    forwarded = None
+    forwarded: str | None = None
     for name, value in scope.get("headers", []):
         if name == b"x-forwarded-for":
             forwarded = value.decode("latin-1")

@@ -16,6 +16,7 @@ from gatehouse.http.auth import (
     TenantPrincipal,
     authenticate_staff,
     authorize_tenant,
+    require_role,
     runtime_of,
 )
 from gatehouse.runtime import Runtime
@@ -32,8 +33,27 @@ def tenant_access(scope: str) -> Callable[[Request], Awaitable[TenantPrincipal]]
     return dependency
 
 
+def staff_with_role(role: str) -> Callable[[Request], Awaitable[StaffPrincipal]]:
+    """Authenticate a staff token (401), then require `role` or higher (403).
+
+    As a dependency it runs before query and body validation (CONTRACT §4, §1.2).
+    """
+
+    async def dependency(request: Request) -> StaffPrincipal:
+        principal = await authenticate_staff(request)
+        require_role(principal, role)
+        request.state.staff = principal
+        return principal
+
+    return dependency
+
+
 ReadApplications = Annotated[TenantPrincipal, Depends(tenant_access(SCOPE_READ))]
 WriteApplications = Annotated[TenantPrincipal, Depends(tenant_access(SCOPE_WRITE))]
 ManageWebhooks = Annotated[TenantPrincipal, Depends(tenant_access(SCOPE_WEBHOOKS))]
 StaffUser = Annotated[StaffPrincipal, Depends(authenticate_staff)]
+StaffAnalyst = Annotated[StaffPrincipal, Depends(staff_with_role("analyst"))]
+StaffMlro = Annotated[StaffPrincipal, Depends(staff_with_role("mlro"))]
+StaffAdmin = Annotated[StaffPrincipal, Depends(staff_with_role("admin"))]
+StaffSuperAdmin = Annotated[StaffPrincipal, Depends(staff_with_role("super_admin"))]
 RuntimeDep = Annotated[Runtime, Depends(runtime_of)]

@@ -20,9 +20,11 @@ from gatehouse.http import metrics
 from gatehouse.http.client_address import client_address
 from gatehouse.http.errors import error_body
 from gatehouse.ids import new_id
+from gatehouse.logs import REQUEST_ID
 from gatehouse.runtime import Runtime
 
 log = logging.getLogger("gatehouse.http")
+access_log = logging.getLogger("gatehouse.access")
 
 REQUEST_ID_HEADER = b"service-request-id"
 
@@ -44,6 +46,7 @@ class EdgeMiddleware:
         request_id = new_id("req")
         state: dict[str, Any] = scope.setdefault("state", {})
         state["request_id"] = request_id
+        token = REQUEST_ID.set(request_id)
         path: str = scope["path"]
         if len(path) > 1 and path.endswith("/"):
             path = path.rstrip("/") or "/"
@@ -99,6 +102,20 @@ class EdgeMiddleware:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
             metrics.observe(scope["method"], template, status_holder[0], started)
+            if access_log.isEnabledFor(logging.INFO):
+                access_log.info(
+                    "%s %s %s",
+                    scope["method"],
+                    template,
+                    status_holder[0],
+                    extra={
+                        "method": scope["method"],
+                        "route": template,
+                        "status": status_holder[0],
+                        "ms": round((time.perf_counter() - started) * 1000, 2),
+                    },
+                )
+            REQUEST_ID.reset(token)
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:

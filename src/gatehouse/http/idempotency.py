@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 from fastapi import Request
-from sqlalchemy import delete, select, update
+from sqlalchemy import Delete, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
@@ -174,23 +174,34 @@ def _decode(runtime: Runtime, record: IdempotencyRecord) -> IdempotentReplay:
     )
 
 
+def _storable(status_code: int) -> bool:
+    """5xx, 429 and 401 answers are never stored (CONTRACT §1.4)."""
+    return status_code < 500 and status_code not in (401, 429)
+
+
 async def complete(session: AsyncSession, request: Request, response: Response) -> None:
-    """Store the response in the record, in the operation's own transaction."""
+    """Store the response in the record, in the operation's own transaction.
+
+    The context stays on the request: should the transaction still fail, the
+    error handler (or the edge, for a crash) finds the record in flight and
+    stores the error or releases the key.
+    """
     context: IdempotencyContext | None = getattr(request.state, "idempotency", None)
     if context is None:
         return
     runtime = _runtime(request)
+    if not _storable(response.status_code):
+        await session.execute(_release_statement(context))
+        return
     await session.execute(
         update(IdempotencyRecord)
-        .where(IdempotencyRecord.id == context.record_id)
+        .where(IdempotencyRecord.id == context.record_id, IdempotencyRecord.state == "in_flight")
         .values(
             state="done",
             status_code=response.status_code,
             response_encrypted=_encode(runtime, response),
         )
     )
-    request.state.idempotency = None
-    request.state.idempotency_release = None
 
 
 async def finish_error(request: Request, response: Response) -> None:
@@ -202,24 +213,29 @@ async def finish_error(request: Request, response: Response) -> None:
     request.state.idempotency = None
     request.state.idempotency_release = None
     status = response.status_code
-    if status >= 500 or status in (401, 429):
+    if not _storable(status):
         await _release(runtime, context)
         return
     async with runtime.db.write() as session:
+        # Only a record still in flight: one the operation already completed keeps its answer.
         await session.execute(
             update(IdempotencyRecord)
-            .where(IdempotencyRecord.id == context.record_id)
+            .where(
+                IdempotencyRecord.id == context.record_id, IdempotencyRecord.state == "in_flight"
+            )
             .values(state="done", status_code=status, response_encrypted=_encode(runtime, response))
         )
 
 
+def _release_statement(context: IdempotencyContext) -> Delete:
+    return delete(IdempotencyRecord).where(
+        IdempotencyRecord.id == context.record_id, IdempotencyRecord.state == "in_flight"
+    )
+
+
 async def _release(runtime: Runtime, context: IdempotencyContext) -> None:
     async with runtime.db.write() as session:
-        await session.execute(
-            delete(IdempotencyRecord).where(
-                IdempotencyRecord.id == context.record_id, IdempotencyRecord.state == "in_flight"
-            )
-        )
+        await session.execute(_release_statement(context))
 
 
 def replay_response(request: Request, replay: IdempotentReplay) -> Response:

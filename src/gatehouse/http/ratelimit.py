@@ -42,7 +42,10 @@ class RateLimits:
             url = settings.redis_url
             if url.startswith("redis://") or url.startswith("rediss://"):
                 url = "async+" + url
-            self.storage = storage_from_string(url)
+            storage = storage_from_string(url)
+            if not isinstance(storage, Storage):
+                raise ValueError("GATEHOUSE_REDIS_URL must name an async-capable Redis storage")
+            self.storage = storage
         else:
             self.storage = MemoryStorage()
         self._limiter = FixedWindowRateLimiter(self.storage)

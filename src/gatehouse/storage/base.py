@@ -39,7 +39,8 @@ class UTCDateTime(TypeDecorator[datetime]):
             return None
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)  # type: ignore[no-any-return]
+        aware: datetime = value.astimezone(UTC)
+        return aware
 
 
 class Base(DeclarativeBase):
