@@ -18,6 +18,9 @@ SweepJob = Callable[[Runtime], Awaitable[object]]
 
 def sweep_jobs() -> list[tuple[str, SweepJob]]:
     jobs: list[tuple[str, SweepJob]] = [("idempotency", purge_expired)]
+    from gatehouse.verification.sweep import run_expiry_sweep
+
+    jobs.append(("verification_expiry", run_expiry_sweep))
     return jobs
 
 

@@ -22,6 +22,9 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
     from gatehouse.sweeps import run_sweeps
 
     workers: list[tuple[str, WorkerFn]] = [("sweeps", run_sweeps)]
+    from gatehouse.verification.delivery import run_callback_worker
+
+    workers.append(("verification_callbacks", run_callback_worker))
     return workers
 
 

@@ -1,0 +1,243 @@
+"""Verification customers: creation and status changes by staff, retrieval by clients.
+
+Spec 3 §2, §3 and §6; CONTRACT §3 and §4. Every status change queues a
+`customer_status_changed` callback in its own transaction; creation queues
+`customer_created` for clients that opted in.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gatehouse import audit
+from gatehouse.domain.verification import (
+    ACCEPTED,
+    EVENT_CREATED,
+    EVENT_STATUS_CHANGED,
+    INITIAL_STATUS,
+    is_settable,
+    status_name,
+)
+from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.applications import Application
+from gatehouse.storage.tables.verification import (
+    Customer,
+    CustomerDocument,
+    VerificationClient,
+)
+from gatehouse.timeutil import format_ts
+from gatehouse.verification.callbacks import enqueue
+
+__all__ = [
+    "CustomerInput",
+    "CustomerInputError",
+    "change_status",
+    "create_customer",
+    "customer_for_client",
+    "staff_customer_view",
+]
+
+
+class CustomerInputError(ValueError):
+    """Input that breaks a rule (400); `field` names the offending field."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class CustomerNotFound(LookupError):
+    """No customer with that uuid (404)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInput:
+    type: str  # snake_case already
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CustomerInput:
+    client_uuid: str
+    email: str  # normalised already
+    phone: str
+    application_id: str | None
+    documents: tuple[DocumentInput, ...]
+
+
+def _documents_view(documents: list[CustomerDocument]) -> list[dict[str, Any]]:
+    ordered = sorted(documents, key=lambda d: d.id)
+    return [{"type": d.type, "expiresAt": format_ts(d.expires_at)} for d in ordered]
+
+
+def retrieval_view(customer: Customer, documents: list[CustomerDocument]) -> dict[str, Any]:
+    """Result retrieval (CONTRACT §3): exactly these fields."""
+    return {
+        "id": customer.id,
+        "uuid": customer.uuid,
+        "email": customer.email,
+        "phone": customer.phone,
+        "status": customer.status,
+        "statusName": status_name(customer.status),
+        "updatedAt": format_ts(customer.updated_at),
+        "documents": _documents_view(documents),
+    }
+
+
+def staff_customer_view(customer: Customer, documents: list[CustomerDocument]) -> dict[str, Any]:
+    """The staff view: retrieval fields plus client, link, reason and creation time."""
+    view = retrieval_view(customer, documents)
+    view.update(
+        {
+            "clientUuid": customer.client_uuid,
+            "clientId": customer.application_id,
+            "reason": customer.status_reason,
+            "createdAt": format_ts(customer.created_at),
+        }
+    )
+    return view
+
+
+async def documents_of(session: AsyncSession, customer_id: int) -> list[CustomerDocument]:
+    rows = await session.scalars(
+        select(CustomerDocument)
+        .where(CustomerDocument.customer_id == customer_id)
+        .order_by(CustomerDocument.id)
+    )
+    return list(rows)
+
+
+async def create_customer(
+    session: AsyncSession,
+    runtime: Runtime,
+    data: CustomerInput,
+    *,
+    actor: str,
+    request_id: str | None,
+) -> dict[str, Any]:
+    """Create a customer in Pending (5) (CONTRACT §4), linked to `clientId` if given."""
+    client = await session.get(VerificationClient, data.client_uuid)
+    if client is None:
+        raise CustomerInputError("No verification client has this clientUuid.", "clientUuid")
+    tenant_id: str | None = None
+    if data.application_id is not None:
+        application = await session.get(Application, data.application_id)
+        if application is None or application.erased_at is not None:
+            raise CustomerInputError("No application has this clientId.", "clientId")
+        tenant_id = application.tenant_id
+    now = runtime.now()
+    customer = Customer(
+        uuid=str(uuid.uuid4()),
+        client_uuid=client.uuid,
+        email=data.email,
+        phone=data.phone,
+        status=INITIAL_STATUS,
+        application_id=data.application_id,
+        accepted_at=None,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(customer)
+    await session.flush()
+    documents = [
+        CustomerDocument(customer_id=customer.id, type=d.type, expires_at=d.expires_at)
+        for d in data.documents
+    ]
+    session.add_all(documents)
+    await session.flush()
+    if client.customer_created_events:
+        enqueue(session, runtime, client, customer, EVENT_CREATED)
+    audit.record(
+        session,
+        at=now,
+        actor=actor,
+        action="verification.customer.create",
+        target=customer.uuid,
+        tenant_id=tenant_id,
+        application_id=data.application_id,
+        request_id=request_id,
+    )
+    return staff_customer_view(customer, documents)
+
+
+def _locked(statement: Select[Customer], runtime: Runtime) -> Select[Customer]:
+    return statement if runtime.db.is_sqlite else statement.with_for_update()
+
+
+async def change_status(
+    session: AsyncSession,
+    runtime: Runtime,
+    customer_uuid: str,
+    new_status: int,
+    reason: str | None,
+    *,
+    actor: str,
+    request_id: str | None,
+) -> dict[str, Any]:
+    """Set a customer's status (codes 2, 5, 6, 7, 9, 10 only; CONTRACT §4).
+
+    A change queues `customer_status_changed`; setting the current status
+    again changes nothing and sends nothing (only the reason is kept).
+    """
+    if not is_settable(new_status):
+        raise CustomerInputError("status must be one of 2, 5, 6, 7, 9, 10.", "status")
+    customer = await session.scalar(
+        _locked(select(Customer).where(Customer.uuid == customer_uuid), runtime)
+    )
+    if customer is None:
+        raise CustomerNotFound(customer_uuid)
+    now = runtime.now()
+    if customer.status != new_status:
+        set_status(customer, new_status, now)
+        client = await session.get(VerificationClient, customer.client_uuid)
+        assert client is not None
+        enqueue(session, runtime, client, customer, EVENT_STATUS_CHANGED)
+    customer.status_reason = reason
+    tenant_id = None
+    if customer.application_id is not None:
+        tenant_id = await session.scalar(
+            select(Application.tenant_id).where(Application.id == customer.application_id)
+        )
+    audit.record(
+        session,
+        at=now,
+        actor=actor,
+        action=f"verification.customer.status.{new_status}",
+        target=customer.uuid,
+        tenant_id=tenant_id,
+        application_id=customer.application_id,
+        request_id=request_id,
+    )
+    return staff_customer_view(customer, await documents_of(session, customer.id))
+
+
+def set_status(customer: Customer, new_status: int, now: datetime) -> None:
+    """Move the customer; `accepted_at` tracks the current stay in Accepted (6)."""
+    customer.status = new_status
+    customer.updated_at = now
+    customer.accepted_at = now if new_status == ACCEPTED else None
+
+
+async def customer_for_client(
+    session: AsyncSession, client_uuid: str, customer_uuid: str
+) -> dict[str, Any] | None:
+    """Result retrieval: None for an unknown customer or another client's."""
+    customer = await session.scalar(
+        select(Customer).where(Customer.uuid == customer_uuid, Customer.client_uuid == client_uuid)
+    )
+    if customer is None:
+        return None
+    return retrieval_view(customer, await documents_of(session, customer.id))
+
+
+async def customer_for_staff(session: AsyncSession, customer_uuid: str) -> dict[str, Any] | None:
+    customer = await session.scalar(select(Customer).where(Customer.uuid == customer_uuid))
+    if customer is None:
+        return None
+    return staff_customer_view(customer, await documents_of(session, customer.id))
