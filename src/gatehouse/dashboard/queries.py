@@ -13,10 +13,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.crypto import Crypto
-from gatehouse.domain.checklist import Evidence, evaluate
 from gatehouse.http.cursors import decode_cursor, encode_cursor
 from gatehouse.services import applications_repo as repo
-from gatehouse.services.application_reads import documents_of
+from gatehouse.services.application_reads import documents_of, read_checklist
 from gatehouse.storage.tables.applications import (
     Application,
     Decision,
@@ -148,24 +147,13 @@ class CaseFile:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-async def checklist_for(
-    session: AsyncSession, application: Application, intake: Intake | None
-) -> list[dict[str, Any]]:
-    """The intake's checklist evaluated by the checklist rules (spec 1 §4.13)."""
-    from gatehouse.verification.links import application_verified
-
-    if intake is None:
+async def checklist_for(session: AsyncSession, application: Application) -> list[dict[str, Any]]:
+    """The intake's checklist as the tenant reads it (spec 1 §4.13); none once erased."""
+    if application.erased_at is not None:
         return []
-    documents = await documents_of(session, application.id)
-    first_upload: dict[str, datetime] = {}
-    for document in documents:
-        first_upload.setdefault(document.type, document.uploaded_at)
-    evidence = Evidence(
-        documents=first_upload,
-        submitted_at=application.submitted_at,
-        verified_at=await application_verified(session, application.id),
-    )
-    return evaluate(intake.checklist or [], evidence)
+    checklist = await read_checklist(session, application.tenant_id, application.id)
+    items: list[dict[str, Any]] = checklist["data"]
+    return items
 
 
 async def case_file(session: AsyncSession, client_id: str) -> CaseFile | None:
@@ -190,7 +178,7 @@ async def case_file(session: AsyncSession, client_id: str) -> CaseFile | None:
         tenant=tenant,
         intake=intake,
         members=await repo.members_of(session, application.id),
-        checklist=await checklist_for(session, application, intake),
+        checklist=await checklist_for(session, application),
         documents=await documents_of(session, application.id),
         requests=[RequestWithItems(request, items[request.id]) for request in requests],
         decisions=await repo.decisions_of(session, application.id),

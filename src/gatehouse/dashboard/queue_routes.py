@@ -146,4 +146,5 @@ _NOTICES = {
     "reopened": "Item reopened; the request is open again in a new round.",
     "closed": "Request closed.",
     "cancelled": "Request cancelled.",
+    "erased": "The application was erased.",
 }

@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from starlette.responses import FileResponse, Response
 
 from gatehouse.dashboard.auth_routes import router as auth_router
+from gatehouse.dashboard.case_actions import router as case_actions_router
 from gatehouse.dashboard.queue_routes import router as queue_router
 from gatehouse.dashboard.rendering import static_file_path
 from gatehouse.http.errors import not_found
@@ -13,6 +14,7 @@ from gatehouse.http.errors import not_found
 router = APIRouter(include_in_schema=False)
 router.include_router(auth_router)
 router.include_router(queue_router)
+router.include_router(case_actions_router)
 
 
 @router.get("/static/{name:path}")
