@@ -1,0 +1,255 @@
+"""The applicant portal pages over the ASGI client (issue 6; CONTRACT §5)."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+from sqlalchemy import select
+
+from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.applications import Application, Document, LoginLink
+from tests.pages.helpers import csrf_of
+from tests.support.factories import TenantFixture, add_intake, make_staff
+
+CHECKLIST = [
+    {"key": "passport", "label": "Passport", "kind": "document", "required": True},
+    {"key": "form", "label": "Application form", "kind": "form", "required": True},
+]
+FORM_FIELDS = [
+    {"key": "registrationNumber", "label": "Registration number", "type": "text", "required": True},
+    {"key": "website", "label": "Website", "type": "url", "required": False},
+]
+PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+
+async def link_for(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture, **extra: str
+) -> str:
+    label_id = await add_intake(
+        runtime, tenant.tenant_id, "KYB", order=0, checklist=CHECKLIST, form_fields=FORM_FIELDS
+    )
+    response = await client.post(
+        "/v1/login-sessions",
+        json={"email": "ana@example.test", "companyName": "Blue Ltd", "labelId": label_id, **extra},
+        headers=tenant.headers,
+    )
+    assert response.status_code == 201, response.text
+    return str(response.json()["loginUrl"])
+
+
+async def signed_in(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture, **extra: str
+) -> str:
+    login_url = await link_for(client, runtime, tenant, **extra)
+    path = login_url.removeprefix("http://testserver")
+    response = await client.post(path)
+    assert response.status_code == 303
+    return str(response.headers["location"])
+
+
+async def the_application(runtime: Runtime) -> Application:
+    async with runtime.db.read() as session:
+        return (await session.execute(select(Application))).scalar_one()
+
+
+async def test_interstitial_consumes_nothing_and_continue_signs_in(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    login_url = await link_for(client, runtime, tenant)
+    path = login_url.removeprefix("http://testserver")
+    for _ in range(2):
+        page = await client.get(path)
+        assert page.status_code == 200
+        assert f'<form method="post" action="{path}">' in page.text
+        assert "Continue" in page.text
+        assert page.headers["referrer-policy"] == "no-referrer"
+        assert page.headers["cache-control"] == "no-store"
+        assert "set-cookie" not in page.headers
+    async with runtime.db.read() as session:
+        link = (await session.execute(select(LoginLink))).scalar_one()
+    assert link.used_at is None
+    continued = await client.post(path)
+    assert continued.status_code == 303
+    assert continued.headers["location"] == "/portal/form-parser"
+    again = await client.post(path)
+    assert again.status_code == 410
+    assert "no longer valid" in again.text
+    assert again.headers["content-type"].startswith("text/html")
+
+
+async def test_pages_without_a_session_say_signed_out(client: httpx.AsyncClient) -> None:
+    for page in (
+        "/portal",
+        "/portal/dashboard",
+        "/portal/status",
+        "/portal/requests",
+        "/portal/upload-documents",
+        "/portal/form-parser",
+    ):
+        response = await client.get(page)
+        assert response.status_code == 401, page
+        assert "You are signed out" in response.text
+
+
+async def test_form_draft_then_confirmed_submit(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    await signed_in(client, runtime, tenant)
+    page = await client.get("/portal/form-parser")
+    assert page.status_code == 200
+    assert 'for="f-field-registrationNumber"' in page.text
+    assert 'for="f-companyName"' in page.text
+    csrf = csrf_of(page.text)
+
+    forged = await client.post(
+        "/portal/form-parser", data={"companyName": "Evil", "field.registrationNumber": "1"}
+    )
+    assert forged.status_code == 403
+    assert (await the_application(runtime)).company_name == "Blue Ltd"
+
+    # Submitting before the required field is saved: refused beside the field.
+    early = await client.post("/portal/submit", data={"csrf_token": csrf, "confirm": "yes"})
+    assert early.status_code == 400
+    assert 'id="f-field-registrationNumber-error"' in early.text
+    assert (await the_application(runtime)).submitted_at is None
+
+    saved = await client.post(
+        "/portal/form-parser",
+        data={
+            "csrf_token": csrf,
+            "companyName": "Blue Holdings Ltd",
+            "field.registrationNumber": "SC123456",
+            "field.website": "",
+        },
+    )
+    assert saved.status_code == 303
+    app = await the_application(runtime)
+    assert app.company_name == "Blue Holdings Ltd"
+    assert app.form_data == {"registrationNumber": "SC123456"}
+    assert app.submitted_at is None
+    page = await client.get("/portal/form-parser?done=saved")
+    assert 'value="SC123456"' in page.text
+    assert "Your draft is saved." in page.text
+
+    # Submitting needs the explicit confirmation.
+    unconfirmed = await client.post("/portal/submit", data={"csrf_token": csrf})
+    assert unconfirmed.status_code == 400
+    assert 'id="f-confirm-error"' in unconfirmed.text
+    assert (await the_application(runtime)).submitted_at is None
+    done = await client.post("/portal/submit", data={"csrf_token": csrf, "confirm": "yes"})
+    assert done.status_code == 303
+    assert done.headers["location"] == "/portal/status?done=submitted"
+    assert (await the_application(runtime)).submitted_at is not None
+    status = await client.get("/portal/status")
+    assert "We have your application and are reviewing it." in status.text
+
+
+async def test_upload_documents_shows_progress_and_refuses_bad_files(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    await signed_in(client, runtime, tenant, redirectPath="/upload-documents")
+    page = await client.get("/portal/upload-documents")
+    assert "0 of 2 required items done." in page.text
+    csrf = csrf_of(page.text)
+    refused = await client.post(
+        "/portal/upload-documents",
+        data={"csrf_token": csrf, "type": "passport"},
+        files={"file": ("notes.txt", b"hello", "text/plain")},
+    )
+    assert refused.status_code == 400
+    assert 'id="file-passport-error"' in refused.text
+    uploaded = await client.post(
+        "/portal/upload-documents",
+        data={"csrf_token": csrf, "type": "passport"},
+        files={"file": ("passport.pdf", PDF, "application/pdf")},
+    )
+    assert uploaded.status_code == 303
+    page = await client.get("/portal/upload-documents")
+    assert "1 of 2 required items done." in page.text
+    async with runtime.db.read() as session:
+        document = (await session.execute(select(Document))).scalar_one()
+    assert (document.type, document.content) == ("passport", PDF)
+    overview = await client.get("/portal/dashboard")
+    assert "Upload: Passport" not in overview.text
+    assert "Fill in and submit the application form" in overview.text
+
+
+async def test_requests_page_answers_questions_and_documents(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    await signed_in(client, runtime, tenant)
+    app = await the_application(runtime)
+    staff = await make_staff(runtime, "analyst")
+    raised = await client.post(
+        f"/staff/v1/applications/{app.id}/info-requests",
+        json={
+            "comment": "Two things",
+            "items": [
+                {"type": "question", "prompt": "What do you sell?"},
+                {"type": "document", "prompt": "Upload a utility bill"},
+            ],
+        },
+        headers=staff.headers,
+    )
+    assert raised.status_code == 201, raised.text
+    request_id = raised.json()["requestId"]
+    item_ids = [item["itemId"] for item in raised.json()["items"]]
+    page = await client.get("/portal/requests")
+    assert "Request 1 · round 1" in page.text
+    assert "What do you sell?" in page.text
+    assert "Requests (2)" in page.text
+    csrf = csrf_of(page.text)
+    empty = await client.post(
+        f"/portal/requests/{request_id}/items/{item_ids[0]}",
+        data={"csrf_token": csrf, "answer": "  "},
+    )
+    assert empty.status_code == 400
+    assert f'id="answer-{item_ids[0]}-error"' in empty.text
+    answered = await client.post(
+        f"/portal/requests/{request_id}/items/{item_ids[0]}",
+        data={"csrf_token": csrf, "answer": "Tea"},
+    )
+    assert answered.status_code == 303
+    uploaded = await client.post(
+        f"/portal/requests/{request_id}/items/{item_ids[1]}",
+        data={"csrf_token": csrf},
+        files={"file": ("bill.pdf", PDF, "application/pdf")},
+    )
+    assert uploaded.status_code == 303
+    read = await client.get(f"/v1/applications/{app.id}/info-requests", headers=tenant.headers)
+    assert read.json()["data"][0]["status"] == "responded"
+    page = await client.get("/portal/requests")
+    assert "you answered everything" in page.text
+    assert (await the_application(runtime)).status == "pending"
+
+
+async def test_lock_and_sign_out_end_the_pages(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    await signed_in(client, runtime, tenant)
+    page = await client.get("/portal/dashboard")
+    assert page.status_code == 200
+    csrf = csrf_of(page.text)
+    out = await client.post("/portal/sign-out", data={"csrf_token": csrf})
+    assert out.status_code == 200
+    assert "You are signed out" in out.text
+    client.cookies.clear()
+    await client.post(
+        (
+            await client.post(
+                f"/v1/applications/{(await the_application(runtime)).id}/login-sessions",
+                json={},
+                headers=tenant.headers,
+            )
+        )
+        .json()["loginUrl"]
+        .removeprefix("http://testserver")
+    )
+    assert (await client.get("/portal/dashboard")).status_code == 200
+    app = await the_application(runtime)
+    locked = await client.post(f"/v1/applications/{app.id}/lock", headers=tenant.headers)
+    assert locked.status_code == 200
+    refused = await client.get("/portal/dashboard")
+    assert refused.status_code in (401, 403)
+    assert re.search(r"(Access is not available|You are signed out)", refused.text)
