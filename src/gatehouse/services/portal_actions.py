@@ -1,0 +1,214 @@
+"""What an applicant does in the portal (CONTRACT §5): read `me`, save the form
+draft, submit, and answer an information-request item.
+
+Every write re-reads the application under its row lock and re-checks
+access, so a lock or erasure that lands between the session check and the
+write still refuses it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gatehouse import audit
+from gatehouse.domain import events
+from gatehouse.domain import info_requests as rules
+from gatehouse.domain.normalize import cut_text
+from gatehouse.domain.status import EVENT_SUBMITTED, CaseRuleError, InvalidInput
+from gatehouse.http.errors import permission_denied
+from gatehouse.runtime import Runtime
+from gatehouse.services import applications_repo as repo
+from gatehouse.services.case_access import rule_error
+from gatehouse.services.info_requests import load_request, record_answer
+from gatehouse.services.portal_sessions import PortalContext
+from gatehouse.storage.tables.applications import Application, Document
+from gatehouse.timeutil import format_ts
+from gatehouse.webhooks.outbox import publish
+
+MAX_FORM_FIELDS = 200
+MAX_FIELD_KEY = 100
+MAX_FIELD_VALUE = 10000
+
+
+class AnswerBody(BaseModel):
+    """`POST /portal/api/info-requests/{requestId}/items/{itemId}/answer` body."""
+
+    answer: Any = None
+    documentId: Any = None
+
+
+class FormBody(BaseModel):
+    """`POST /portal/api/form` body: `{companyName?, fields: {…}}`."""
+
+    companyName: str | None = None
+    fields: Any = None
+
+
+def me_view(application: Application, context: PortalContext) -> dict[str, Any]:
+    """`{clientId, uid, email, role, status, companyName, submittedAt}` (CONTRACT §5, §6)."""
+    return {
+        "clientId": application.id,
+        "uid": context.member_id,
+        "email": context.email,
+        "role": context.role,
+        "status": application.status,
+        "companyName": application.company_name,
+        "submittedAt": format_ts(application.submitted_at),
+    }
+
+
+async def _locked_application(session: AsyncSession, context: PortalContext) -> Application:
+    application = await repo.application_by_id(session, context.application_id, for_update=True)
+    if application is None or application.erased_at is not None or application.locked:
+        raise permission_denied("Access to this application is not available.")
+    return application
+
+
+def _audit(
+    session: AsyncSession,
+    context: PortalContext,
+    action: str,
+    target: str,
+    at: datetime,
+    request_id: str | None,
+) -> None:
+    audit.record(
+        session,
+        at=at,
+        actor=context.actor,
+        action=action,
+        target=target,
+        tenant_id=context.tenant_id,
+        application_id=context.application_id,
+        request_id=request_id,
+    )
+
+
+async def read_me(runtime: Runtime, context: PortalContext) -> dict[str, Any]:
+    """`GET /portal/api/me`."""
+    async with runtime.db.read() as session:
+        application = await session.get(Application, context.application_id)
+        if application is None:
+            raise permission_denied("Access to this application is not available.")
+        return me_view(application, context)
+
+
+async def submit(
+    session: AsyncSession, context: PortalContext, *, at: datetime, request_id: str | None
+) -> dict[str, Any]:
+    """`POST /portal/api/submit`: sets submittedAt once; application.submitted is
+    emitted only when submission goes from not true to true; the status stays
+    (spec 1 §3.1, spec 2 §6.1)."""
+    application = await _locked_application(session, context)
+    if application.submitted_at is None:
+        application.submitted_at = at
+        application.updated_at = at
+        await publish(
+            session,
+            tenant_id=application.tenant_id,
+            event_type=EVENT_SUBMITTED,
+            occurred_at=at,
+            data=events.submitted(application.status),
+            application=application,
+        )
+        _audit(session, context, "application.submit", application.id, at, request_id)
+    await session.flush()
+    return me_view(application, context)
+
+
+def _clean_fields(fields: object) -> dict[str, Any]:
+    if not isinstance(fields, dict):
+        raise InvalidInput("fields must be an object.", field="fields")
+    if len(fields) > MAX_FORM_FIELDS:
+        raise InvalidInput(f"fields holds at most {MAX_FORM_FIELDS} entries.", field="fields")
+    cleaned: dict[str, Any] = {}
+    for key, value in fields.items():
+        if not key or len(key) > MAX_FIELD_KEY:
+            raise InvalidInput("Field names are 1 to 100 characters.", field="fields")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise InvalidInput(
+                f"Field {key} must be a string, number or boolean.", field=f"fields.{key}"
+            )
+        if isinstance(value, str) and len(value) > MAX_FIELD_VALUE:
+            raise InvalidInput(f"Field {key} is too long.", field=f"fields.{key}")
+        cleaned[key] = value
+    return cleaned
+
+
+async def save_form_draft(
+    session: AsyncSession,
+    context: PortalContext,
+    body: FormBody,
+    *,
+    at: datetime,
+    request_id: str | None,
+) -> dict[str, Any]:
+    """Save the form draft: given fields replace stored ones, a null value
+    clears one; a nonempty `companyName` renames the company."""
+    try:
+        fields = _clean_fields(body.fields if body.fields is not None else {})
+    except CaseRuleError as error:
+        raise rule_error(error) from None
+    application = await _locked_application(session, context)
+    merged = dict(application.form_data or {})
+    for key, value in fields.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    application.form_data = merged
+    company = cut_text(body.companyName)
+    if company:
+        application.company_name = company
+    application.updated_at = at
+    _audit(session, context, "application.form.save", application.id, at, request_id)
+    await session.flush()
+    return {"companyName": application.company_name, "fields": merged}
+
+
+async def answer_item(
+    session: AsyncSession,
+    context: PortalContext,
+    *,
+    request_id: str,
+    item_id: str,
+    body: AnswerBody,
+    at: datetime,
+    service_request_id: str | None,
+) -> dict[str, Any]:
+    """Answer one item; a document item may name an uploaded `documentId` instead
+    of (or beside) a text answer. Returns the request (spec 1 §2.4 shape)."""
+    loaded = await load_request(session, request_id, application_id=context.application_id)
+    if loaded.application.locked:
+        raise permission_denied("Access to this application is not available.")
+    item = loaded.item(item_id)
+    try:
+        document_id = rules.document_reference(body.documentId)
+        if document_id is not None and item.type != "document":
+            raise InvalidInput("Only a document item takes a documentId.", field="documentId")
+        if document_id is None or body.answer is not None:
+            answer: str | None = rules.check_answer(body.answer)
+        else:
+            answer = None
+    except CaseRuleError as error:
+        raise rule_error(error) from None
+    if document_id is not None:
+        document = await session.get(Document, document_id)
+        if document is None or document.application_id != context.application_id:
+            raise rule_error(
+                InvalidInput("No uploaded document with this documentId.", field="documentId")
+            )
+    return await record_answer(
+        session,
+        loaded,
+        item,
+        answer=answer,
+        document_id=document_id,
+        actor=context.actor,
+        at=at,
+        service_request_id=service_request_id,
+    )
