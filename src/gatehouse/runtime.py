@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from gatehouse.crypto import Crypto
+from gatehouse.http.key_cache import CredentialCache
 from gatehouse.http.ratelimit import RateLimits
 from gatehouse.settings import Settings
 from gatehouse.storage.db import Database
@@ -21,14 +22,18 @@ class Runtime:
     limits: RateLimits
     # Tests replace the clock to move time (expiry sweeps, link lifetimes).
     clock: Callable[[], datetime] = field(default=utcnow)
+    # Verified API keys of this process (issue 8; see http/key_cache.py).
+    credentials: CredentialCache | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
+        db = Database(settings.database_url)
         return cls(
             settings=settings,
-            db=Database(settings.database_url),
+            db=db,
             crypto=Crypto(settings.resolved_secret_key()),
             limits=RateLimits(settings),
+            credentials=CredentialCache(settings, (db.write_engine, db.read_engine)),
         )
 
     def now(self) -> datetime:
@@ -37,3 +42,5 @@ class Runtime:
     async def close(self) -> None:
         await self.db.dispose()
         await self.limits.close()
+        if self.credentials is not None:
+            await self.credentials.close()

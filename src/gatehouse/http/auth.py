@@ -20,6 +20,7 @@ from gatehouse.http.errors import (
     ApiError,
     permission_denied,
 )
+from gatehouse.http.key_cache import credential_cache
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import ApiKey, StaffMember, Tenant
 
@@ -88,13 +89,24 @@ def bearer_token(request: Request) -> str:
 
 
 async def authenticate_tenant(request: Request) -> TenantPrincipal:
-    """401 for a bad shape, an unknown key, a wrong secret or a revoked key."""
+    """401 for a bad shape, an unknown key, a wrong secret or a revoked key.
+
+    Active keys are served from the process's credential cache (http/key_cache.py),
+    which every committed change to keys or tenants empties at once.
+    """
     token = bearer_token(request)
     match = API_KEY_RE.fullmatch(token)
     if not match:
         raise ApiError(UNAUTHORIZED, "Invalid API key.")
     key_id, secret = match.groups()
     runtime = runtime_of(request)
+    cache = credential_cache(runtime)
+    generation = await cache.epoch()
+    cached = cache.get(key_id) if generation is not None else None
+    if cached is not None:
+        if not runtime.crypto.verify_secret(secret, cached.secret_hash):
+            raise ApiError(UNAUTHORIZED, "Invalid API key.")
+        return TenantPrincipal(cached.tenant_id, key_id, cached.scopes, cached.tenant_status)
     async with runtime.db.read() as session:
         row = (
             await session.execute(
@@ -110,7 +122,10 @@ async def authenticate_tenant(request: Request) -> TenantPrincipal:
     secret_hash, key_status, scopes, tenant_id, tenant_status = row
     if not runtime.crypto.verify_secret(secret, secret_hash) or key_status != "active":
         raise ApiError(UNAUTHORIZED, "Invalid API key.")
-    return TenantPrincipal(tenant_id, key_id, frozenset(scopes or DEFAULT_SCOPES), tenant_status)
+    granted = frozenset(scopes or DEFAULT_SCOPES)
+    if generation is not None:
+        cache.put(generation, key_id, secret_hash, tenant_id, granted, tenant_status)
+    return TenantPrincipal(tenant_id, key_id, granted, tenant_status)
 
 
 async def authorize_tenant(request: Request, scope: str) -> TenantPrincipal:

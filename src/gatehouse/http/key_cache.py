@@ -155,7 +155,7 @@ class CredentialCache:
         return None
 
     def _redis_client(self) -> Any:
-        if self._redis is None:
+        if self._redis is None and self.redis_url:
             import coredis
 
             self._redis = coredis.Redis.from_url(self.redis_url)

@@ -1,0 +1,73 @@
+"""The benchmark's server entry point: the product app plus one bench-only route.
+
+Run by `bench/run.py` as a separate process, exactly like `gatehouse serve
+--no-worker` (same uvicorn options), except that the ASGI factory is this
+module's, which adds `GET /bench/baseline` when GATEHOUSE_BENCH_BASELINE=1.
+The baseline is a trivial JSON route behind the same middleware, settings and
+server stack, so the ratio of a scenario to it measures Gatehouse's own work.
+The route is never part of the product.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from fastapi import FastAPI
+from starlette.responses import Response
+
+from gatehouse import logs
+from gatehouse.app import create_app
+from gatehouse.http.responses import JSONResponse
+from gatehouse.runtime import Runtime
+from gatehouse.settings import Settings
+from gatehouse.storage.migrate import upgrade
+
+BASELINE_PATH = "/bench/baseline"
+
+
+def add_baseline_route(app: FastAPI) -> None:
+    """A trivial JSON route served by the same stack (ASGI app, middleware, orjson)."""
+
+    @app.get(BASELINE_PATH, include_in_schema=False)
+    async def baseline() -> Response:
+        return JSONResponse({"status": "ok"})
+
+
+def asgi_app() -> FastAPI:
+    """The factory uvicorn imports in each server process."""
+    settings = Settings()
+    logs.configure(settings.log_level)
+    app = create_app(settings, Runtime.build(settings))
+    if os.environ.get("GATEHOUSE_BENCH_BASELINE") == "1":
+        add_baseline_route(app)
+    return app
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve Gatehouse for the benchmark.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+    settings = Settings()
+    settings.resolved_secret_key()
+    upgrade(settings.database_url)
+    import uvicorn
+
+    # The same options as `gatehouse serve` (src/gatehouse/cli.py).
+    uvicorn.run(
+        "bench.server:asgi_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_config=None,
+        access_log=False,
+        proxy_headers=False,
+        server_header=False,
+    )
+
+
+if __name__ == "__main__":
+    main()
