@@ -25,6 +25,9 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
     from gatehouse.verification.delivery import run_callback_worker
 
     workers.append(("verification_callbacks", run_callback_worker))
+    from gatehouse.webhooks.worker import run_delivery_worker
+
+    workers.append(("webhooks", run_delivery_worker))
     return workers
 
 

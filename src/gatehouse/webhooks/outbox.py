@@ -1,8 +1,10 @@
 """Writing events to the outbox, in the transaction of the change (spec 2 §2.2).
 
-`publish` builds the envelope once, stores its exact bytes, and (once the
-webhooks area lands its fan-out) creates one delivery per matching endpoint
-in the same transaction.
+`publish` builds the envelope once, stores its exact bytes, and fans out:
+one `pending` delivery per enabled endpoint of the tenant whose filter
+matches, in the same transaction, so an event and its deliveries commit (or
+vanish) together. Events that occur while an endpoint is disabled make no
+delivery for it (CONTRACT §2.3).
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from datetime import datetime
 from typing import Any
 
 import orjson
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.ids import new_id
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tables.core import Event
+from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
 from gatehouse.timeutil import format_ts
+from gatehouse.webhooks import wakeup
+from gatehouse.webhooks.rules import filter_matches
 
 API_VERSION = "v1"
 
@@ -73,4 +79,41 @@ async def publish(
         created_at=occurred_at,
     )
     session.add(event)
+    await fan_out(session, event)
     return event
+
+
+async def fan_out(session: AsyncSession, event: Event) -> int:
+    """One pending delivery per enabled, matching endpoint of the event's tenant."""
+    endpoints = (
+        await session.execute(
+            select(WebhookEndpoint.id, WebhookEndpoint.events).where(
+                WebhookEndpoint.tenant_id == event.tenant_id,
+                WebhookEndpoint.status == "enabled",
+                WebhookEndpoint.deleted_at.is_(None),
+            )
+        )
+    ).all()
+    matching = [
+        endpoint_id for endpoint_id, events in endpoints if filter_matches(events, event.type)
+    ]
+    if not matching:
+        return 0
+    # The event row must exist before the deliveries that reference it.
+    await session.flush()
+    for endpoint_id in matching:
+        session.add(
+            Delivery(
+                id=new_id("dlv"),
+                event_id=event.id,
+                endpoint_id=endpoint_id,
+                tenant_id=event.tenant_id,
+                event_type=event.type,
+                status="pending",
+                attempts=0,
+                created_at=event.created_at,
+                next_attempt_at=event.created_at,
+            )
+        )
+    await wakeup.announce(session)
+    return len(matching)

@@ -1,7 +1,147 @@
-"""HTTP routes of the webhooks area (empty until the area lands)."""
+"""Tenant webhook routes, scope webhooks:manage (spec 2 §4; CONTRACT §2.1).
+
+Thin: validate, then one service call; writes answer through `respond`
+inside their write transaction so the Idempotency-Key record commits with
+the effects.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from starlette.responses import Response
 
-router = APIRouter()
+from gatehouse.http.body import body_schema, parse_body
+from gatehouse.http.dependencies import ManageWebhooks, RuntimeDep
+from gatehouse.http.responses import json_response, respond
+from gatehouse.webhooks import deliveries, endpoints
+from gatehouse.webhooks.auth_context import actor_of
+from gatehouse.webhooks.connectivity import send_test
+from gatehouse.webhooks.views import endpoint_view
+
+router = APIRouter(tags=["webhooks"])
+
+
+@router.post("/v1/webhooks", openapi_extra=body_schema(endpoints.CreateWebhookBody))
+async def create_webhook(
+    request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Register an endpoint: 201 with its `secret`, shown once (spec 2 §4.1)."""
+    body = await parse_body(request, endpoints.CreateWebhookBody)
+    changes = await endpoints.validated_create(runtime, body)
+    async with runtime.db.write() as session:
+        view = await endpoints.create_endpoint(
+            session, runtime, actor_of(request, principal), changes
+        )
+        return await respond(request, session, 201, view)
+
+
+@router.get("/v1/webhooks")
+async def list_webhooks(principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
+    """`{data: [endpoint…]}` without secrets (spec 2 §4.2)."""
+    async with runtime.db.read() as session:
+        page = await endpoints.list_endpoints(session, principal.tenant_id)
+    return json_response(200, page)
+
+
+@router.get("/v1/webhooks/{endpoint_id}")
+async def get_webhook(endpoint_id: str, principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
+    async with runtime.db.read() as session:
+        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
+    return json_response(200, endpoint_view(endpoint))
+
+
+@router.patch(
+    "/v1/webhooks/{endpoint_id}",
+    openapi_extra=body_schema(endpoints.UpdateWebhookBody, required=False),
+)
+async def update_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Change url, events or description; the URL is checked again (spec 2 §4.3)."""
+    body = await parse_body(request, endpoints.UpdateWebhookBody)
+    changes = await endpoints.validated_update(runtime, body)
+    async with runtime.db.write() as session:
+        view = await endpoints.update_endpoint(
+            session, runtime, actor_of(request, principal), endpoint_id, changes
+        )
+        return await respond(request, session, 200, view)
+
+
+@router.delete("/v1/webhooks/{endpoint_id}", status_code=204)
+async def delete_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """204; pending deliveries become `cancelled` (CONTRACT §2.1)."""
+    async with runtime.db.write() as session:
+        await endpoints.delete_endpoint(session, runtime, actor_of(request, principal), endpoint_id)
+        return await respond(request, session, 204)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/enable")
+async def enable_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Enabled, consecutiveFailures 0, disabledReason null; nothing is replayed."""
+    async with runtime.db.write() as session:
+        view = await endpoints.enable(session, runtime, actor_of(request, principal), endpoint_id)
+        return await respond(request, session, 200, view)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/disable")
+async def disable_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Disabled with reason `manual`; pending deliveries become dead."""
+    async with runtime.db.write() as session:
+        view = await endpoints.disable(session, runtime, actor_of(request, principal), endpoint_id)
+        return await respond(request, session, 200, view)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/rotate-secret")
+async def rotate_webhook_secret(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """200 `{secret, previousSecretExpiresAt}` (spec 2 §4.3)."""
+    async with runtime.db.write() as session:
+        view = await endpoints.rotate_secret(
+            session, runtime, actor_of(request, principal), endpoint_id
+        )
+        return await respond(request, session, 200, view)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/test")
+async def test_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """One synchronous signed `webhook.test` (spec 2 §4.4); nothing is persisted.
+
+    The POST to the receiver happens outside any write transaction; only the
+    audit entry and the idempotency record are written afterwards.
+    """
+    now = runtime.now()
+    async with runtime.db.read() as session:
+        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
+        secrets = await endpoints.active_secrets(session, runtime.crypto, endpoint.id, now)
+    result = await send_test(
+        url=endpoint.url,
+        tenant_id=principal.tenant_id,
+        endpoint_id=endpoint.id,
+        secrets=secrets,
+        now=now,
+        allow_private=runtime.settings.webhook_allow_private_urls,
+    )
+    async with runtime.db.write() as session:
+        endpoints.record_test_send(session, runtime, actor_of(request, principal), endpoint.id)
+        return await respond(request, session, 200, result)
+
+
+@router.get("/v1/webhooks/{endpoint_id}/deliveries")
+async def list_webhook_deliveries(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """`{data, nextCursor, hasMore}`, newest first (CONTRACT §2.1)."""
+    query = deliveries.parse_delivery_query(request.query_params.multi_items())
+    async with runtime.db.read() as session:
+        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
+        page = await deliveries.endpoint_deliveries(session, runtime.crypto, endpoint.id, query)
+    return json_response(200, page)

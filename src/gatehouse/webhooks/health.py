@@ -1,0 +1,153 @@
+"""Endpoint health: disabling, re-enabling, staff notifications (spec 2 §3; CONTRACT §2.3, §6).
+
+Disabling (automatic or manual) turns the endpoint's pending deliveries
+`dead`; an automatic disable also writes a staff notification
+(`endpoint_disabled`) and a log line. Re-enabling resets the failure counter
+and replays nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gatehouse.ids import new_id
+from gatehouse.storage.tables.core import Notification
+from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
+from gatehouse.timeutil import format_ts
+from gatehouse.webhooks.rules import REASON_MANUAL
+
+log = logging.getLogger("gatehouse.webhooks")
+
+NOTIFICATION_KIND = "endpoint_disabled"
+
+
+async def disable_endpoint(
+    session: AsyncSession, endpoint: WebhookEndpoint, *, reason: str, now: datetime
+) -> None:
+    """Disable `endpoint` for `reason`; pending deliveries become dead.
+
+    Any reason but `manual` is automatic: staff get a notification record and
+    a log line (CONTRACT §2.3).
+    """
+    endpoint.status = "disabled"
+    endpoint.disabled_reason = reason
+    endpoint.updated_at = now
+    await session.execute(
+        update(Delivery)
+        .where(Delivery.endpoint_id == endpoint.id, Delivery.status == "pending")
+        .values(
+            status="dead",
+            last_error="endpoint disabled",
+            next_attempt_at=None,
+            lease_until=None,
+            claim_token=None,
+        )
+    )
+    if reason == REASON_MANUAL:
+        return
+    session.add(
+        Notification(
+            id=new_id("ntf"),
+            kind=NOTIFICATION_KIND,
+            tenant_id=endpoint.tenant_id,
+            endpoint_id=endpoint.id,
+            reason=reason,
+            created_at=now,
+            acknowledged=False,
+        )
+    )
+    log.warning(
+        "webhook endpoint disabled automatically",
+        extra={"endpoint_id": endpoint.id, "tenant_id": endpoint.tenant_id, "reason": reason},
+    )
+
+
+def enable_endpoint(endpoint: WebhookEndpoint, *, now: datetime) -> None:
+    """Status enabled, counter 0, no reason; dead deliveries stay dead (CONTRACT §2.1, §6)."""
+    endpoint.status = "enabled"
+    endpoint.disabled_reason = None
+    endpoint.consecutive_failures = 0
+    endpoint.failing_since = None
+    endpoint.updated_at = now
+
+
+@dataclass(frozen=True)
+class EndpointHealth:
+    """One endpoint as the staff dashboard shows it."""
+
+    endpoint_id: str
+    tenant_id: str
+    url: str
+    status: str
+    disabled_reason: str | None
+    consecutive_failures: int
+    last_success_at: datetime | None
+    dead_deliveries: int
+    pending_deliveries: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "endpointId": self.endpoint_id,
+            "tenantId": self.tenant_id,
+            "url": self.url,
+            "status": self.status,
+            "disabledReason": self.disabled_reason,
+            "consecutiveFailures": self.consecutive_failures,
+            "lastSuccessAt": format_ts(self.last_success_at),
+            "deadDeliveries": self.dead_deliveries,
+            "pendingDeliveries": self.pending_deliveries,
+        }
+
+
+async def endpoint_health(
+    session: AsyncSession, tenant_id: str | None = None
+) -> list[EndpointHealth]:
+    """Endpoints (of one tenant, or all) with their health, for the dashboard."""
+    query = select(WebhookEndpoint).where(WebhookEndpoint.deleted_at.is_(None))
+    if tenant_id is not None:
+        query = query.where(WebhookEndpoint.tenant_id == tenant_id)
+    endpoints = list(
+        (await session.scalars(query.order_by(WebhookEndpoint.tenant_id, WebhookEndpoint.id))).all()
+    )
+    counts: dict[tuple[str, str], int] = {}
+    if endpoints:
+        rows = await session.execute(
+            select(Delivery.endpoint_id, Delivery.status, func.count())
+            .where(
+                Delivery.endpoint_id.in_([e.id for e in endpoints]),
+                Delivery.status.in_(("dead", "pending")),
+            )
+            .group_by(Delivery.endpoint_id, Delivery.status)
+        )
+        counts = {(endpoint_id, status): int(n) for endpoint_id, status, n in rows.all()}
+    return [
+        EndpointHealth(
+            endpoint_id=e.id,
+            tenant_id=e.tenant_id,
+            url=e.url,
+            status=e.status,
+            disabled_reason=e.disabled_reason,
+            consecutive_failures=e.consecutive_failures,
+            last_success_at=e.last_success_at,
+            dead_deliveries=counts.get((e.id, "dead"), 0),
+            pending_deliveries=counts.get((e.id, "pending"), 0),
+        )
+        for e in endpoints
+    ]
+
+
+async def dead_deliveries(
+    session: AsyncSession, tenant_id: str | None = None, limit: int = 50
+) -> list[Delivery]:
+    """The newest dead deliveries (of one tenant, or all), for the dashboard."""
+    query = select(Delivery).where(Delivery.status == "dead")
+    if tenant_id is not None:
+        query = query.where(Delivery.tenant_id == tenant_id)
+    query = query.order_by(Delivery.created_at.desc(), Delivery.id.desc()).limit(limit)
+    return list((await session.scalars(query)).all())
