@@ -1,0 +1,421 @@
+"""The synchronous client: one method per tenant route (spec 1 §4, spec 2 §4)."""
+
+from __future__ import annotations
+
+import builtins
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+import httpx
+
+from gatehouse_client import _calls as calls
+from gatehouse_client._base import BaseClient
+from gatehouse_client._calls import Call
+from gatehouse_client._models import (
+    AccessState,
+    Application,
+    ApplicationPage,
+    ChecklistItem,
+    Decision,
+    DeliveryPage,
+    Document,
+    InfoRequest,
+    Intake,
+    LoginSession,
+    Member,
+    RotatedSecret,
+    WebhookEndpoint,
+    WebhookTestResult,
+)
+from gatehouse_client._retry import Action
+from gatehouse_client._sweep import SweepResult, SweepTracker
+
+T = TypeVar("T")
+
+__all__ = ["Client"]
+
+
+class Client(BaseClient):
+    """Synchronous Gatehouse tenant API client.
+
+    ``Client(base_url, api_key)``; use as a context manager or call
+    :meth:`close`. Retries follow spec 1 §4.15 (see ``_retry``). Every write
+    carries an Idempotency-Key generated once per call (or the caller's
+    ``idempotency_key``), reused by every retry of that call.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float | httpx.Timeout = 10.0,
+        max_retries: int = 3,
+        transport: httpx.BaseTransport | None = None,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        max_retry_after: float = 60.0,
+        sleep: Callable[[float], None] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        super().__init__(
+            base_url,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            max_retry_after=max_retry_after,
+            rng=rng,
+        )
+        self._sleep = sleep or time.sleep
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            timeout=timeout,
+            transport=transport,
+            headers=self._default_headers(),
+            follow_redirects=False,
+        )
+        self.webhooks = Webhooks(self)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def send(self, call: Call[T]) -> T:
+        """Execute one call with the retry rules of spec 1 §4.15."""
+        retries = 0
+        while True:
+            try:
+                response = self._http.request(
+                    call.method,
+                    call.path,
+                    params=call.params,
+                    json=call.body,
+                    headers=self._headers(call),
+                )
+            except httpx.TransportError as exc:
+                error, decision = self._after_transport_error(call, exc, retries)
+                cause: BaseException | None = exc
+            else:
+                if response.is_success:
+                    return self._success(call, response)
+                error, decision = self._after_response(call, response, retries)
+                cause = None
+            if decision.action is Action.RAISE:
+                raise error from cause
+            if decision.action is Action.AMBIGUOUS:
+                raise self._ambiguous(call, error) from cause
+            if decision.action is Action.RECONCILE and call.reconcile is not None:
+                settled = call.reconcile.settle(self.send(call.reconcile.read))
+                if settled is not None:
+                    return settled.value
+            self._sleep(decision.delay)
+            retries += 1
+
+    # -- applications (spec 1 §4) ----------------------------------------------------------
+
+    def create_application(
+        self,
+        email: str,
+        *,
+        external_ref: str | None = None,
+        company_name: str | None = None,
+        label_id: str | None = None,
+        idempotency_key: str | None = None,
+        idempotent: bool = True,
+    ) -> Application:
+        """Provision an application (spec 1 §4.1). ``created`` tells 201 from a repeat."""
+        return self.send(
+            calls.create_application(
+                email,
+                external_ref=external_ref,
+                company_name=company_name,
+                label_id=label_id,
+                idempotency_key=idempotency_key,
+                idempotent=idempotent,
+            )
+        )
+
+    def create_login_session(
+        self,
+        email: str,
+        *,
+        external_ref: str | None = None,
+        company_name: str | None = None,
+        label_id: str | None = None,
+        redirect_path: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> LoginSession:
+        """Provision and mint a sign-in link (spec 1 §4.2). Never log ``login_url``."""
+        return self.send(
+            calls.create_login_session(
+                email,
+                external_ref=external_ref,
+                company_name=company_name,
+                label_id=label_id,
+                redirect_path=redirect_path,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    def create_application_login_session(
+        self,
+        client_id: str,
+        *,
+        email: str | None = None,
+        redirect_path: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> LoginSession:
+        """Mint a fresh link for an existing application (spec 1 §4.6)."""
+        return self.send(
+            calls.create_application_login_session(
+                client_id, email=email, redirect_path=redirect_path, idempotency_key=idempotency_key
+            )
+        )
+
+    def add_member(
+        self,
+        client_id: str,
+        email: str,
+        *,
+        idempotency_key: str | None = None,
+        idempotent: bool = True,
+    ) -> Member:
+        """Add portal access for one person (spec 1 §4.7)."""
+        return self.send(
+            calls.add_member(
+                client_id, email, idempotency_key=idempotency_key, idempotent=idempotent
+            )
+        )
+
+    def remove_member(
+        self,
+        client_id: str,
+        uid: str,
+        *,
+        new_owner_uid: str | None = None,
+        idempotency_key: str | None = None,
+        idempotent: bool = True,
+    ) -> None:
+        """Remove a member, handing ownership to ``new_owner_uid`` when needed (spec 1 §4.8)."""
+        self.send(
+            calls.remove_member(
+                client_id,
+                uid,
+                new_owner_uid=new_owner_uid,
+                idempotency_key=idempotency_key,
+                idempotent=idempotent,
+            )
+        )
+
+    def lock(
+        self, client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
+    ) -> AccessState:
+        """Lock applicant portal access (spec 1 §4.9)."""
+        return self.send(
+            calls.lock(client_id, idempotency_key=idempotency_key, idempotent=idempotent)
+        )
+
+    def unlock(
+        self, client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
+    ) -> AccessState:
+        """Restore applicant portal access (spec 1 §4.10)."""
+        return self.send(
+            calls.unlock(client_id, idempotency_key=idempotency_key, idempotent=idempotent)
+        )
+
+    def get_application(self, client_id: str) -> Application:
+        """Read one application (spec 1 §4.3)."""
+        return self.send(calls.get_application(client_id))
+
+    def list_info_requests(self, client_id: str) -> list[InfoRequest]:
+        """Information requests, highest seq first (spec 1 §4.4)."""
+        return self.send(calls.list_info_requests(client_id))
+
+    def list_intakes(self) -> list[Intake]:
+        """Usable intake labels in configured order (spec 1 §4.5)."""
+        return self.send(calls.list_intakes())
+
+    def list_decisions(self, client_id: str) -> list[Decision]:
+        """Decision history, newest first (spec 1 §4.12)."""
+        return self.send(calls.list_decisions(client_id))
+
+    def get_checklist(self, client_id: str) -> list[ChecklistItem]:
+        """The evidence checklist (spec 1 §4.13)."""
+        return self.send(calls.get_checklist(client_id))
+
+    def list_documents(self, client_id: str) -> list[Document]:
+        """Document metadata (spec 1 §4.14)."""
+        return self.send(calls.list_documents(client_id))
+
+    def list_applications(
+        self,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        status: str | None = None,
+        external_ref: str | None = None,
+        updated_since: datetime | str | None = None,
+    ) -> ApplicationPage:
+        """One page of the application list (spec 1 §4.11). Send the same filters
+        with each ``cursor``; :meth:`iter_applications` does that for you."""
+        return self.send(
+            calls.list_applications(
+                limit=limit,
+                cursor=cursor,
+                status=status,
+                external_ref=external_ref,
+                updated_since=updated_since,
+            )
+        )
+
+    def iter_applications(
+        self,
+        *,
+        status: str | None = None,
+        external_ref: str | None = None,
+        updated_since: datetime | str | None = None,
+        page_size: int = 100,
+    ) -> Iterator[Application]:
+        """Every matching application, paging with the cursor under fixed filters
+        and yielding each clientId once (spec 1 §4.11)."""
+        seen: set[str] = set()
+        cursor: str | None = None
+        while True:
+            page = self.list_applications(
+                limit=page_size,
+                cursor=cursor,
+                status=status,
+                external_ref=external_ref,
+                updated_since=updated_since,
+            )
+            for application in page.data:
+                if application.client_id not in seen:
+                    seen.add(application.client_id)
+                    yield application
+            if not page.has_more or not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def sweep(
+        self,
+        since: datetime | None = None,
+        overlap: timedelta = timedelta(seconds=60),
+        *,
+        status: str | None = None,
+        page_size: int = 100,
+        max_passes: int = 10,
+    ) -> SweepResult:
+        """Reconciliation sweep (spec 1 §4.11, spec 2 §6.4 rule 4).
+
+        Lists everything updated since ``since - overlap`` (everything when
+        ``since`` is None), runs catch-up passes for applications updated
+        meanwhile, and returns ``(applications, checkpoint)``. Store the
+        checkpoint only after processing the applications and pass it as the
+        next ``since``.
+        """
+        tracker = SweepTracker(since, overlap, max_passes)
+        window: datetime | bool | None = tracker.first_window()
+        while window is not False:
+            for application in self.iter_applications(
+                status=status,
+                updated_since=window if isinstance(window, datetime) else None,
+                page_size=page_size,
+            ):
+                tracker.add(application)
+            window = tracker.next_window()
+        return tracker.result()
+
+
+class Webhooks:
+    """Webhook endpoint management (spec 2 §4, CONTRACT §2.1): ``client.webhooks``."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def create(
+        self,
+        url: str,
+        events: Sequence[str],
+        *,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+        idempotent: bool = True,
+    ) -> WebhookEndpoint:
+        """Register an endpoint; the answer carries ``secret``, once."""
+        return self._client.send(
+            calls.create_webhook(
+                url,
+                events,
+                description=description,
+                idempotency_key=idempotency_key,
+                idempotent=idempotent,
+            )
+        )
+
+    def list(self) -> builtins.list[WebhookEndpoint]:
+        return self._client.send(calls.list_webhooks())
+
+    def get(self, endpoint_id: str) -> WebhookEndpoint:
+        return self._client.send(calls.get_webhook(endpoint_id))
+
+    def update(
+        self,
+        endpoint_id: str,
+        *,
+        url: str | None = None,
+        events: Sequence[str] | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> WebhookEndpoint:
+        return self._client.send(
+            calls.update_webhook(
+                endpoint_id,
+                url=url,
+                events=events,
+                description=description,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    def delete(self, endpoint_id: str, *, idempotency_key: str | None = None) -> None:
+        self._client.send(calls.delete_webhook(endpoint_id, idempotency_key=idempotency_key))
+
+    def enable(self, endpoint_id: str) -> WebhookEndpoint:
+        return self._client.send(calls.set_webhook_enabled(endpoint_id, True))
+
+    def disable(self, endpoint_id: str) -> WebhookEndpoint:
+        return self._client.send(calls.set_webhook_enabled(endpoint_id, False))
+
+    def rotate_secret(
+        self, endpoint_id: str, *, idempotency_key: str | None = None
+    ) -> RotatedSecret:
+        """Rotate the signing secret; never repeated blindly (spec 2 §4.3)."""
+        return self._client.send(
+            calls.rotate_webhook_secret(endpoint_id, idempotency_key=idempotency_key)
+        )
+
+    def test(self, endpoint_id: str) -> WebhookTestResult:
+        """Send a ``webhook.test`` event; check ``success`` (spec 2 §4.4)."""
+        return self._client.send(calls.test_webhook(endpoint_id))
+
+    def list_deliveries(
+        self,
+        endpoint_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        status: str | None = None,
+    ) -> DeliveryPage:
+        return self._client.send(
+            calls.list_webhook_deliveries(endpoint_id, limit=limit, cursor=cursor, status=status)
+        )
