@@ -12,11 +12,11 @@ import pytest
 from fastapi import FastAPI
 
 from gatehouse.app import create_app
-from gatehouse.logs import RedactingFilter
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from tests.support.databases import REDIS_URL, clear_all_tables, migrated_database
 from tests.support.factories import StaffFixture, TenantFixture, make_staff, make_tenant
+from tests.support.leaks import CAPTURED, EXTERNAL_LINES, leaked_lines
 
 TEST_SECRET_KEY = "test-secret-key-for-gatehouse-tests-only-0123456789"
 
@@ -83,28 +83,30 @@ def redis_url() -> str:
     return REDIS_URL
 
 
-class _Capture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.lines: list[str] = []
-        self.addFilter(RedactingFilter())
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(self.format(record))
-
-
-CAPTURED_LOGS = _Capture()
-CAPTURED_LOGS.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s %(exc_text)s"))
-
-
 def pytest_configure(config: pytest.Config) -> None:
     root = logging.getLogger()
-    root.addHandler(CAPTURED_LOGS)
+    root.addHandler(CAPTURED)
     if root.level > logging.INFO or root.level == logging.NOTSET:
         root.setLevel(logging.INFO)
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when any captured log line holds a secret (issue 2)."""
+    leaks = leaked_lines()
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if not leaks:
+        if reporter is not None:
+            total = len(CAPTURED.lines) + len(EXTERNAL_LINES)
+            reporter.write_line(f"log leak check: {total} log lines, no secrets")
+        return
+    if reporter is not None:
+        # Say where, never what: the report itself must not spread the secret.
+        for number, what in leaks[:20]:
+            reporter.write_line(f"LOG LEAK: captured line {number} holds {what}", red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture
 def captured_logs() -> list[str]:
-    """Every log line the suite has produced so far (after redaction)."""
-    return CAPTURED_LOGS.lines
+    """Every log line the suite has produced so far (production JSON format)."""
+    return CAPTURED.lines

@@ -10,6 +10,7 @@ from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
 from gatehouse.staff.accounts import create_api_key, create_staff_member, create_tenant
 from gatehouse.storage.tables.applications import Intake
+from tests.support.leaks import remember
 
 
 @dataclass
@@ -90,9 +91,11 @@ async def make_tenant(
     tenant_id = str(tenant["tenantId"])
     key = await create_api_key(runtime, tenant_id, "test", scopes or list(ALL_SCOPES))
     label_id = await add_intake(runtime, tenant_id) if with_intake else None
+    remember(str(key["apiKey"]))
     return TenantFixture(tenant_id, str(key["apiKey"]), str(key["keyId"]), label_id)
 
 
 async def make_staff(runtime: Runtime, role: str = "super_admin") -> StaffFixture:
     created = await create_staff_member(runtime, f"{role}.{new_id('x')[-8:]}@example.test", role)
+    remember(created["token"])
     return StaffFixture(created["staffId"], created["email"], created["role"], created["token"])

@@ -88,6 +88,24 @@ async def probe_delete(
         return await respond(request, session, 204)
 
 
+@router.post("/rollback", status_code=201)
+async def probe_rollback(
+    request: Request, principal: WriteApplications, runtime: RuntimeDep
+) -> Response:
+    """Answers through `respond`, then fails before its transaction commits."""
+    async with runtime.db.write() as session:
+        audit.record(
+            session,
+            at=runtime.now(),
+            actor=principal.actor,
+            action=PROBE_ACTION,
+            target="rollback",
+            tenant_id=principal.tenant_id,
+        )
+        await respond(request, session, 201, {"name": "rollback"})
+        raise RuntimeError("the commit never happens")
+
+
 @router.post("/crash")
 async def probe_crash(principal: WriteApplications) -> Response:
     raise RuntimeError("probe crash with service_abcdefghijkl_" + "A" * 40)

@@ -48,14 +48,22 @@ async def validation_error_handler(request: Request, exc: Exception) -> Response
     return await _finish(request, response)
 
 
+# Methods a route may offer; OPTIONS is always 405 (spec 1 §1) and never allowed.
+_CANDIDATE_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
 def allowed_methods(request: Request) -> list[str]:
-    """Every method some route offers for this path (for the Allow header)."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match in (Match.PARTIAL, Match.FULL):
-            methods.update(getattr(route, "methods", None) or ())
-    return sorted(methods)
+    """Every method some route offers for this path (for the Allow header).
+
+    Probes the router with each method, so routers nested by
+    `include_router` are searched the way a real request would be.
+    """
+    methods = []
+    for method in _CANDIDATE_METHODS:
+        probe = {**request.scope, "method": method}
+        if any(route.matches(probe)[0] == Match.FULL for route in request.app.router.routes):
+            methods.append(method)
+    return methods
 
 
 async def http_exception_handler(request: Request, exc: Exception) -> Response:
