@@ -63,7 +63,7 @@ async def test_interstitial_consumes_nothing_and_continue_signs_in(
         assert page.status_code == 200
         assert f'<form method="post" action="{path}">' in page.text
         assert "Continue" in page.text
-        assert page.headers["referrer-policy"] == "no-referrer"
+        assert page.headers["referrer-policy"] == "same-origin"
         assert page.headers["cache-control"] == "no-store"
         assert "set-cookie" not in page.headers
     async with runtime.db.read() as session:

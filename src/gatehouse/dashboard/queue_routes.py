@@ -106,10 +106,11 @@ async def render_case(
         "decide": not erased,
         "erase": not erased and viewer.principal.at_least("admin"),
     }
+    # Every action is offered; one the viewer may not take is refused with the
+    # reason shown (the four-eyes rule is the service's to apply).
     choices = [
-        (action, label)
+        (action, label if viewer.principal.at_least(role) else f"{label} (needs {role})")
         for action, label, role in DECISION_ACTIONS
-        if viewer.principal.at_least(role)
     ]
     return render(
         request,
