@@ -46,6 +46,7 @@ async def test_approve_then_countersign_by_another_mlro(
     assert proposed.status_code == 200, proposed.text
     body = proposed.json()
     assert body["clientId"] == case.client_id
+    assert body["tenantId"] == case.tenant_id
     assert body["status"] == "pending_approval"
     assert body["decision"]["action"] == "approve"
     assert body["decision"]["fromStatus"] == "pending"

@@ -304,3 +304,64 @@ async def test_audit_trail_per_application_and_tenant(
         headers=analyst.headers,
     )
     assert wrong_cursor.status_code == 400
+
+
+async def test_every_case_action_is_audited(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: TenantFixture,
+    analyst: StaffFixture,
+    admin: StaffFixture,
+) -> None:
+    made = await provision(client, tenant)
+    await sign_in(client, made.token)
+    body = {"comment": "c", "items": [{"type": "question", "prompt": "p"}]}
+    first = (
+        await client.post(
+            f"/staff/v1/applications/{made.client_id}/info-requests",
+            json=body,
+            headers=analyst.headers,
+        )
+    ).json()
+    rid, item = first["requestId"], first["items"][0]["itemId"]
+    await client.post(f"/portal/api/info-requests/{rid}/items/{item}/answer", json={"answer": "a"})
+    for verb in ("accept", "reopen"):
+        response = await client.post(
+            f"/staff/v1/info-requests/{rid}/items/{item}/{verb}", headers=analyst.headers
+        )
+        assert response.status_code == 200
+    await client.post(f"/staff/v1/info-requests/{rid}/close", headers=analyst.headers)
+    second = (
+        await client.post(
+            f"/staff/v1/applications/{made.client_id}/info-requests",
+            json=body,
+            headers=analyst.headers,
+        )
+    ).json()
+    await client.post(
+        f"/staff/v1/info-requests/{second['requestId']}/cancel", headers=analyst.headers
+    )
+    await client.post(f"/staff/v1/applications/{made.client_id}/erase", headers=admin.headers)
+
+    trail = (
+        await client.get(
+            f"/staff/v1/applications/{made.client_id}/audit",
+            params={"limit": 100},
+            headers=analyst.headers,
+        )
+    ).json()["data"]
+    staff_actions = [
+        (e["action"], e["target"]) for e in reversed(trail) if e["actor"].startswith("staff:")
+    ]
+    assert staff_actions == [
+        ("info_request.raise", rid),
+        ("info_request.item.accept", item),
+        ("info_request.item.reopen", item),
+        ("info_request.close", rid),
+        ("info_request.raise", second["requestId"]),
+        ("info_request.cancel", second["requestId"]),
+        ("application.erase", made.client_id),
+    ]
+    assert trail[0]["actor"] == f"staff:{admin.staff_id}"
+    applicant_actions = {e["action"] for e in trail if e["actor"].startswith("applicant:")}
+    assert {"portal.login", "info_request.item.answer"} <= applicant_actions

@@ -32,6 +32,7 @@ from gatehouse.services.case_access import (
     publish_status_change,
     rule_error,
 )
+from gatehouse.services.case_reads import staff_application_view
 from gatehouse.storage.tables.applications import Application, Decision
 from gatehouse.webhooks.outbox import publish
 
@@ -124,7 +125,8 @@ async def make_decision(
         request_id=request_id,
     )
     await session.flush()
-    return await load_application_view(session, application)
+    view = await load_application_view(session, application)
+    return staff_application_view(application, view)
 
 
 def _apply(application: Application, status: str, at: datetime) -> None:
