@@ -9,12 +9,14 @@ from gatehouse.dashboard.auth_routes import router as auth_router
 from gatehouse.dashboard.case_actions import router as case_actions_router
 from gatehouse.dashboard.queue_routes import router as queue_router
 from gatehouse.dashboard.rendering import static_file_path
+from gatehouse.dashboard.tenants_routes import router as tenants_router
 from gatehouse.http.errors import not_found
 
 router = APIRouter(include_in_schema=False)
 router.include_router(auth_router)
 router.include_router(queue_router)
 router.include_router(case_actions_router)
+router.include_router(tenants_router)
 
 
 @router.get("/static/{name:path}")
