@@ -10,6 +10,8 @@ from gatehouse.dashboard.case_actions import router as case_actions_router
 from gatehouse.dashboard.queue_routes import router as queue_router
 from gatehouse.dashboard.rendering import static_file_path
 from gatehouse.dashboard.tenants_routes import router as tenants_router
+from gatehouse.dashboard.verification_routes import router as verification_router
+from gatehouse.dashboard.webhooks_routes import router as webhooks_router
 from gatehouse.http.errors import not_found
 
 router = APIRouter(include_in_schema=False)
@@ -17,6 +19,8 @@ router.include_router(auth_router)
 router.include_router(queue_router)
 router.include_router(case_actions_router)
 router.include_router(tenants_router)
+router.include_router(webhooks_router)
+router.include_router(verification_router)
 
 
 @router.get("/static/{name:path}")
