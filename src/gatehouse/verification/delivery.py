@@ -30,7 +30,7 @@ from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.verification import VerificationCallback, VerificationClient
 from gatehouse.timeutil import format_ts, utcnow
 from gatehouse.verification.callbacks import forget_waker, waker
-from gatehouse.webhooks.transport import PostResult, post_json
+from gatehouse.webhooks.transport import PostResult, close_client, post_json
 
 __all__ = ["deliver_due", "run_callback_worker"]
 
@@ -210,3 +210,4 @@ async def run_callback_worker(
                         await task
     finally:
         forget_waker(runtime)
+        await close_client()
