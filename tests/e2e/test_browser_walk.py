@@ -81,7 +81,9 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
 
     base = str(stack.public_url)
 
-    async def seed(runtime: Any) -> tuple[TenantFixture, str, StaffFixture, StaffFixture]:
+    async def seed(
+        runtime: Any,
+    ) -> tuple[TenantFixture, str, StaffFixture, StaffFixture, StaffFixture]:
         tenant = await make_tenant(runtime, name="Northwind Payments")
         label_id = await add_intake(
             runtime,
@@ -93,9 +95,10 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
         )
         analyst = await make_staff(runtime, "analyst")
         mlro = await make_staff(runtime, "mlro")
-        return tenant, label_id, analyst, mlro
+        admin = await make_staff(runtime, "super_admin")
+        return tenant, label_id, analyst, mlro, admin
 
-    tenant, label_id, analyst, mlro = with_runtime(stack, seed)
+    tenant, label_id, analyst, mlro, admin = with_runtime(stack, seed)
     passport = tmp_path / "passport.pdf"
     passport.write_bytes(PDF)
     bill = tmp_path / "utility-bill.pdf"
@@ -229,6 +232,38 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             )
             assert fits_the_screen(applicant)
             shot(applicant, "portal-status")
+
+            # The admin pages: tenants, one tenant (a new key shown once), webhooks,
+            # verification; and the queue on a phone.
+            admin_page = browser.new_context(viewport=DESKTOP).new_page()
+            sign_in_staff(admin_page, base, admin.token)
+            admin_page.get_by_role("link", name="Tenants", exact=True).click()
+            admin_page.get_by_label("Tenant name").fill("Southwind Ltd")
+            admin_page.get_by_role("button", name="Create tenant").click()
+            expect(admin_page.get_by_text("Tenant created.")).to_be_visible()
+            admin_page.get_by_label("applications:read").check()
+            admin_page.get_by_role("button", name="Create key").click()
+            expect(admin_page.locator("#new-api-key")).to_contain_text("service_")
+            shot(admin_page, "dashboard-tenant")
+            admin_page.get_by_role("link", name="Tenants", exact=True).click()
+            shot(admin_page, "dashboard-tenants")
+            admin_page.get_by_role("link", name="Webhooks", exact=True).click()
+            expect(admin_page.get_by_text(receiver.url)).to_be_visible()
+            shot(admin_page, "dashboard-webhooks")
+            admin_page.get_by_role("link", name="Verification", exact=True).click()
+            admin_page.get_by_label("Client name").fill("Identity checks")
+            admin_page.get_by_role("button", name="Create client").click()
+            expect(admin_page.locator("#new-client-secret")).to_be_visible()
+            admin_page.get_by_label("Email").fill("ada@northwind.test")
+            admin_page.get_by_label("Phone").fill("+44 20 7946 0000")
+            admin_page.get_by_label("Application client ID (optional)").fill(client_id)
+            admin_page.get_by_role("button", name="Create customer").click()
+            expect(admin_page.get_by_text("Customer created.")).to_be_visible()
+            shot(admin_page, "dashboard-verification")
+            phone_staff = browser.new_context(viewport=PHONE).new_page()
+            sign_in_staff(phone_staff, base, admin.token)
+            assert fits_the_screen(phone_staff)
+            shot(phone_staff, "dashboard-queue-phone")
 
             # A used link: the 410 page, which does not say why.
             applicant.goto(login_url)
