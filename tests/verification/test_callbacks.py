@@ -129,6 +129,7 @@ async def test_customer_created_only_for_opted_in_clients(
     assert first["updatedAt"] == created["updatedAt"]
     assert second["event"] == "customer_status_changed"
     assert all(r.json()["uuid"] == created["uuid"] for r in recorder.app.requests)
+    assert await verification.callbacks(clientUuid=quiet["clientUuid"]) == []
 
 
 async def test_no_callback_without_a_registered_callback(

@@ -37,6 +37,7 @@ from gatehouse.verification.callbacks import enqueue
 __all__ = [
     "CustomerInput",
     "CustomerInputError",
+    "CustomerNotFound",
     "change_status",
     "create_customer",
     "customer_for_client",
