@@ -103,6 +103,8 @@ def serve(
         access_log=False,
         proxy_headers=False,
         server_header=False,
+        # A busy host can take more than uvicorn's default 5 s to answer a worker ping.
+        timeout_worker_healthcheck=60,
     )
 
 

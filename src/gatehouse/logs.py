@@ -51,7 +51,8 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-_STANDARD = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
+# Record attributes that are not extra fields (uvicorn's color_message duplicates message).
+_STANDARD = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime", "color_message"}
 
 
 class JsonFormatter(logging.Formatter):

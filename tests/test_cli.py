@@ -1,0 +1,175 @@
+"""The `gatehouse` command exactly as CONTRACT §0 says, run as subprocesses
+against a temporary SQLite file."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import httpx
+import pytest
+
+from gatehouse.crypto import Crypto
+from gatehouse.settings import SECRET_KEY_FILE
+from tests.support.leaks import remember
+from tests.support.live import free_port
+from tests.support.processes import clean_env, run, started
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def sqlite_env(tmp_path: Path) -> dict[str, str]:
+    return clean_env(database_url=f"sqlite:///{tmp_path}/data/gatehouse.db")
+
+
+def test_migrate_creates_schema_and_keeps_a_secret_key_beside_the_file(
+    tmp_path: Path, sqlite_env: dict[str, str]
+) -> None:
+    done = run(["migrate"], sqlite_env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "data" / "gatehouse.db").exists()
+    key_file = tmp_path / "data" / SECRET_KEY_FILE
+    key = key_file.read_text()
+    assert len(key) >= 32
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    again = run(["migrate"], sqlite_env, tmp_path)
+    assert again.returncode == 0
+    assert key_file.read_text() == key  # kept, not regenerated
+
+
+def test_staff_create_prints_one_json_object(tmp_path: Path, sqlite_env: dict[str, str]) -> None:
+    done = run(
+        ["staff", "create", "--email", " Root@Example.TEST", "--role", "super_admin"],
+        sqlite_env,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1
+    created = json.loads(lines[0])
+    remember(created["token"])
+    assert set(created) == {"staffId", "email", "role", "token"}
+    assert created["email"] == "root@example.test"
+    assert created["role"] == "super_admin"
+    assert created["token"].startswith("staff_" + created["staffId"].removeprefix("stf_") + "_")
+    # The schema was created on the way, and the token is stored only hashed.
+    import sqlite3
+
+    key = (tmp_path / "data" / SECRET_KEY_FILE).read_text()
+    with sqlite3.connect(tmp_path / "data" / "gatehouse.db") as db:
+        (stored_hash,) = db.execute(
+            "SELECT token_hash FROM staff_members WHERE id = ?", (created["staffId"],)
+        ).fetchone()
+    secret = created["token"].rsplit("_", 1)[1]
+    assert Crypto(key).verify_secret(secret, stored_hash)
+    assert secret not in stored_hash
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--email", "a@example.test", "--role", "owner"],
+        ["--email", "not-an-email", "--role", "analyst"],
+    ],
+)
+def test_staff_create_refuses_bad_input(
+    tmp_path: Path, sqlite_env: dict[str, str], args: list[str]
+) -> None:
+    done = run(["staff", "create", *args], sqlite_env, tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+
+
+def test_staff_create_refuses_a_duplicate_email(tmp_path: Path, sqlite_env: dict[str, str]) -> None:
+    args = ["staff", "create", "--email", "dup@example.test", "--role", "analyst"]
+    first = run(args, sqlite_env, tmp_path)
+    assert first.returncode == 0
+    remember(json.loads(first.stdout)["token"])
+    second = run(args, sqlite_env, tmp_path)
+    assert second.returncode == 2 and second.stdout == ""
+    assert "exists" in second.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["serve"], ["staff", "create", "--email", "a@b.c", "--role", "analyst"], ["worker"], ["demo"]],
+)
+def test_postgresql_needs_a_secret_key(tmp_path: Path, command: list[str]) -> None:
+    env = clean_env(database_url="postgresql://postgres@127.0.0.1:1/none")
+    done = run(command, env, tmp_path, timeout=30)
+    assert done.returncode == 2
+    assert "GATEHOUSE_SECRET_KEY is required" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_invalid_setting_is_a_clear_error(tmp_path: Path, sqlite_env: dict[str, str]) -> None:
+    env = {**sqlite_env, "GATEHOUSE_RATE_LIMIT_PER_KEY": "lots"}
+    done = run(["migrate"], env, tmp_path)
+    assert done.returncode == 2
+    assert "GATEHOUSE_RATE_LIMIT_PER_KEY" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_migrates_answers_healthz_and_logs_json(
+    tmp_path: Path, sqlite_env: dict[str, str]
+) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with started(["serve", "--port", str(port), "--no-worker"], sqlite_env, tmp_path) as server:
+        server.wait_healthy(base)
+        assert httpx.get(base + "/openapi.json").json()["info"]["title"] == "Gatehouse"
+        missing = httpx.get(base + "/v1/nothing")
+        assert missing.status_code == 404
+        request_id = missing.headers["service-request-id"]
+    # uvicorn shuts down gracefully on SIGTERM, then re-raises the signal.
+    assert server.process.returncode in (0, -15)
+    assert any("Finished server process" in line for line in server.stderr)
+    entries = [json.loads(line) for line in server.stderr if line.startswith("{")]
+    assert entries, server.stderr
+    access = [e for e in entries if e.get("logger") == "gatehouse.access"]
+    assert any(e.get("request_id") == request_id and e.get("status") == 404 for e in access)
+    assert (tmp_path / "data" / SECRET_KEY_FILE).exists()
+
+
+def test_serve_with_workers_and_worker_command(tmp_path: Path, sqlite_env: dict[str, str]) -> None:
+    assert run(["migrate"], sqlite_env, tmp_path).returncode == 0
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with (
+        started(
+            ["serve", "--port", str(port), "--workers", "2", "--no-worker"], sqlite_env, tmp_path
+        ) as server,
+        started(["worker"], sqlite_env, tmp_path) as worker,
+    ):
+        server.wait_healthy(base)
+        assert httpx.get(base + "/healthz").json()["database"] == "ok"
+        assert worker.process.poll() is None  # the worker keeps running
+    assert worker.process.returncode in (0, -15)
+
+
+def test_demo_seeds_prints_and_serves(tmp_path: Path, sqlite_env: dict[str, str]) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with started(["demo", "--port", str(port)], sqlite_env, tmp_path) as demo:
+        demo.wait_healthy(base)
+        made = json.loads(demo.wait_for_stdout(lambda text: text.rstrip().endswith("}")))
+        remember(made["apiKey"])
+        remember(made["staff"]["token"])
+        api = {"Authorization": f"Bearer {made['apiKey']}"}
+        intakes = httpx.get(base + "/v1/intakes", headers=api)
+        assert intakes.status_code == 200, intakes.text
+        assert [i["labelId"] for i in intakes.json()["data"]] == [made["labelId"]]
+        created = httpx.post(
+            base + "/v1/applications", json={"email": "demo@example.test"}, headers=api
+        )
+        assert created.status_code == 201, created.text
+        webhooks = httpx.get(base + "/v1/webhooks", headers=api)
+        assert webhooks.status_code == 200  # all three scopes
+        staff = {"Authorization": f"Bearer {made['staff']['token']}"}
+        assert made["staff"]["role"] == "super_admin"
+        tenant = httpx.get(base + f"/staff/v1/tenants/{made['tenant']['tenantId']}", headers=staff)
+        assert tenant.status_code == 200
+    assert os.path.exists(tmp_path / "data" / "gatehouse.db")
