@@ -356,3 +356,17 @@ async def test_verification_credentials_do_not_authenticate_v1_or_staff(
             response = await client.request(method, path, headers=headers)
             assert response.status_code == 401, (path, headers)
             assert response.json()["error"]["code"] == "unauthorized"
+
+
+async def test_unknown_paths_and_wrong_methods_under_verify_answer_message(
+    client: httpx.AsyncClient,
+) -> None:
+    unknown = await client.get("/verify/clients/nothing-here")
+    assert unknown.status_code == 404
+    assert list(unknown.json()) == ["message"]
+    wrong = await client.post("/verify/clients/customers/some-uuid")
+    assert wrong.status_code == 405
+    assert wrong.headers["allow"] == "GET"
+    assert list(wrong.json()) == ["message"]
+    folded = await client.post(REGISTER + "/", json={})
+    assert folded.status_code == 400  # a trailing slash reaches the same route

@@ -120,7 +120,10 @@ def _basic_credentials(request: Request) -> tuple[str, str] | None:
     return client_uuid, secret
 
 
-@router.get("/clients/customers/{customer_uuid}")
+RETRIEVE_PATH = "/clients/customers/{customer_uuid}"
+
+
+@router.get(RETRIEVE_PATH)
 async def retrieve_customer(request: Request, customer_uuid: str) -> Response:
     """Result retrieval (CONTRACT §3): HTTP Basic `clientUuid:clientSecret`.
 
@@ -141,3 +144,20 @@ async def retrieve_customer(request: Request, customer_uuid: str) -> Response:
     if found is None:
         return message(404, "No such customer.")
     return JSONResponse(found)
+
+
+@router.api_route(
+    RETRIEVE_PATH, methods=["POST", "PUT", "PATCH", "DELETE"], include_in_schema=False
+)
+async def retrieve_customer_wrong_method(request: Request, customer_uuid: str) -> Response:
+    return message(405, "Method not allowed; use GET.", {"Allow": "GET"})
+
+
+@router.api_route(
+    "/{rest:path}",
+    methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+    include_in_schema=False,
+)
+async def unknown_verify_route(request: Request, rest: str) -> Response:
+    """Keep `{"message"}` answers across the whole interface, unknown paths included."""
+    return message(404, "No such route.")
