@@ -66,6 +66,9 @@ def main() -> None:
         access_log=False,
         proxy_headers=False,
         server_header=False,
+        # Spawned workers import the whole app; on this shared, loaded machine that can
+        # take longer than uvicorn's 5 s health check, which would restart them forever.
+        timeout_worker_healthcheck=60,
     )
 
 

@@ -6,6 +6,8 @@ import secrets
 import time
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+_RANDOM_SPACE = 36**16
+_TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def _base36(number: int, width: int) -> str:
@@ -23,11 +25,16 @@ def new_id(prefix: str) -> str:
     indexes compact; the random part makes them unguessable.
     """
     millis = int(time.time() * 1000)
-    random_part = "".join(secrets.choice(_ALPHABET) for _ in range(16))
-    return f"{prefix}_{_base36(millis, 9)}{random_part}"
+    # One draw from the OS generator, not 16 (every request makes a request id).
+    return f"{prefix}_{_base36(millis, 9)}{_base36(secrets.randbelow(_RANDOM_SPACE), 16)}"
 
 
 def random_token(length: int = 40) -> str:
     """A URL-safe alphanumeric secret."""
-    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-    return "".join(secrets.choice(alphabet) for _ in range(length))
+    # One uniform draw below 62**length, written in base 62 (not one draw per character).
+    number = secrets.randbelow(len(_TOKEN_ALPHABET) ** length)
+    out = []
+    for _ in range(length):
+        number, rem = divmod(number, len(_TOKEN_ALPHABET))
+        out.append(_TOKEN_ALPHABET[rem])
+    return "".join(out)

@@ -69,7 +69,10 @@ class Database:
             self.write_engine = create_async_engine(
                 self.url, echo=echo, pool_size=10, max_overflow=20, pool_pre_ping=False
             )
-            self.read_engine = self.write_engine
+            # Under READ COMMITTED every statement takes its own snapshot, so wrapping
+            # reads in a transaction only adds BEGIN and COMMIT round trips: reads run
+            # in autocommit on the same pool (issue 8).
+            self.read_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
         self._write = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = async_sessionmaker(self.read_engine, expire_on_commit=False)
 
@@ -87,7 +90,7 @@ class Database:
 
     async def dispose(self) -> None:
         await self.write_engine.dispose()
-        if self.read_engine is not self.write_engine:
+        if self.is_sqlite:
             await self.read_engine.dispose()
 
 
