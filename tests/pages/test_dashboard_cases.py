@@ -232,3 +232,93 @@ async def test_unknown_application_is_a_404_page(
     assert page.status_code == 404
     assert "No application" in page.text
     assert csrf_of(page.text)
+
+
+async def test_item_review_close_cancel_hold_and_release(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    client_id = await provision(client, tenant, "f@example.test")
+    analyst = await make_staff(runtime, "analyst")
+    csrf = await dashboard_sign_in(client, analyst.token)
+    for prompt in ("First?", "Second?"):
+        await client.post(
+            f"/dashboard/applications/{client_id}/info-requests",
+            data={
+                "csrf_token": csrf,
+                "comment": "Please",
+                "item_type_0": "question",
+                "item_prompt_0": prompt,
+            },
+        )
+    async with runtime.db.read() as session:
+        first, second = (
+            (await session.execute(select(InfoRequest).order_by(InfoRequest.seq))).scalars().all()
+        )
+        from gatehouse.storage.tables.applications import InfoRequestItem
+
+        item = (
+            await session.execute(
+                select(InfoRequestItem).where(InfoRequestItem.request_id == first.id)
+            )
+        ).scalar_one()
+    # Mark the item answered as the applicant would, through the service.
+    from gatehouse.services.info_requests import load_request, record_answer
+
+    async with runtime.db.write() as session:
+        loaded = await load_request(session, first.id)
+        await record_answer(
+            session,
+            loaded,
+            loaded.item(item.id),
+            answer="Yes",
+            document_id=None,
+            actor="applicant:test",
+            at=runtime.now(),
+            service_request_id=None,
+        )
+    page = await client.get(f"/dashboard/applications/{client_id}")
+    assert "Yes" in page.text  # staff see the answer
+    accepted = await client.post(
+        f"/dashboard/info-requests/{first.id}/items/{item.id}/accept", data={"csrf_token": csrf}
+    )
+    assert accepted.status_code == 303
+    reopened = await client.post(
+        f"/dashboard/info-requests/{first.id}/items/{item.id}/reopen", data={"csrf_token": csrf}
+    )
+    assert reopened.status_code == 303
+    async with runtime.db.read() as session:
+        again = await session.get(InfoRequest, first.id)
+    assert again is not None and (again.round, again.status) == (2, "open")
+    closed = await client.post(
+        f"/dashboard/info-requests/{first.id}/close", data={"csrf_token": csrf}
+    )
+    assert closed.status_code == 303
+    cancelled = await client.post(
+        f"/dashboard/info-requests/{second.id}/cancel", data={"csrf_token": csrf}
+    )
+    assert cancelled.status_code == 303
+    async with runtime.db.read() as session:
+        statuses = [
+            (await session.get(InfoRequest, r.id)).status  # type: ignore[union-attr]
+            for r in (first, second)
+        ]
+    assert statuses == ["closed", "cancelled"]
+    # A second close is refused by the rules and shown on the page.
+    refused = await client.post(
+        f"/dashboard/info-requests/{first.id}/close", data={"csrf_token": csrf}
+    )
+    assert refused.status_code == 400
+    assert 'id="decision-error"' in refused.text
+
+    held = await client.post(
+        f"/dashboard/applications/{client_id}/decisions",
+        data={"csrf_token": csrf, "action": "hold"},
+    )
+    assert held.status_code == 303
+    assert (await application_row(runtime, client_id)).status == "hold"
+    released = await client.post(
+        f"/dashboard/applications/{client_id}/decisions",
+        data={"csrf_token": csrf, "action": "release"},
+    )
+    assert released.status_code == 303
+    assert (await application_row(runtime, client_id)).status == "pending"

@@ -253,3 +253,50 @@ async def test_lock_and_sign_out_end_the_pages(
     refused = await client.get("/portal/dashboard")
     assert refused.status_code in (401, 403)
     assert re.search(r"(Access is not available|You are signed out)", refused.text)
+
+
+async def test_removed_member_loses_the_pages_at_once(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    await link_for(client, runtime, tenant)
+    app = await the_application(runtime)
+    added = await client.post(
+        f"/v1/applications/{app.id}/members",
+        json={"email": "bo@example.test"},
+        headers=tenant.headers,
+    )
+    assert added.status_code == 201
+    minted = await client.post(
+        f"/v1/applications/{app.id}/login-sessions",
+        json={"email": "bo@example.test"},
+        headers=tenant.headers,
+    )
+    await client.post(minted.json()["loginUrl"].removeprefix("http://testserver"))
+    page = await client.get("/portal/dashboard")
+    assert page.status_code == 200
+    assert "bo@example.test" in page.text
+    removed = await client.delete(
+        f"/v1/applications/{app.id}/members/{added.json()['uid']}", headers=tenant.headers
+    )
+    assert removed.status_code == 204
+    refused = await client.get("/portal/dashboard")
+    assert refused.status_code in (401, 403)
+    assert "bo@example.test" not in refused.text
+
+
+async def test_status_page_shows_the_rejection_reason(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    await signed_in(client, runtime, tenant)
+    app = await the_application(runtime)
+    staff = await make_staff(runtime, "analyst")
+    rejected = await client.post(
+        f"/staff/v1/applications/{app.id}/decisions",
+        json={"action": "reject", "comment": "Sorry.", "rejectionReason": "Unsupported country"},
+        headers=staff.headers,
+    )
+    assert rejected.status_code == 200, rejected.text
+    page = await client.get("/portal/status")
+    assert "Not approved" in page.text
+    assert '<dd id="rejection-reason">Unsupported country</dd>' in page.text
+    assert '<blockquote id="decision-comment">Sorry.</blockquote>' in page.text
