@@ -4,6 +4,8 @@ applications and removed members, 403 for cross-site requests."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import httpx
 import pytest
 from sqlalchemy import select
@@ -281,3 +283,35 @@ async def test_upload_size_limit(
         await rt.close()
     async with runtime.db.read() as session:
         assert len(list((await session.execute(select(Document.id))).scalars())) == 1
+
+
+async def test_default_port_origin_is_same_site(
+    client: httpx.AsyncClient, signed_in: Provisioned
+) -> None:
+    response = await client.post("/portal/api/submit", headers={"Origin": "http://TESTSERVER:80"})
+    assert response.status_code == 200
+
+
+async def test_an_expired_session_is_401(
+    client: httpx.AsyncClient, runtime: Runtime, signed_in: Provisioned
+) -> None:
+    real_clock = runtime.clock
+    runtime.clock = lambda: real_clock() + timedelta(hours=12, seconds=1)
+    response = await client.get("/portal/api/me")
+    assert response.status_code == 401
+
+
+async def test_a_removed_members_unused_link_is_410(
+    client: httpx.AsyncClient, tenant: TenantFixture, provisioned: Provisioned
+) -> None:
+    added = await client.post(
+        f"/v1/applications/{provisioned.client_id}/members",
+        json={"email": "mate@example.test"},
+        headers=tenant.headers,
+    )
+    token = await mint(client, tenant, provisioned.client_id, email="mate@example.test")
+    await client.delete(
+        f"/v1/applications/{provisioned.client_id}/members/{added.json()['uid']}",
+        headers=tenant.headers,
+    )
+    assert (await client.post("/portal/login/" + token)).status_code == 410
