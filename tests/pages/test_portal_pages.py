@@ -300,3 +300,62 @@ async def test_status_page_shows_the_rejection_reason(
     assert "Not approved" in page.text
     assert '<dd id="rejection-reason">Unsupported country</dd>' in page.text
     assert '<blockquote id="decision-comment">Sorry.</blockquote>' in page.text
+
+
+async def test_get_and_post_agree_on_unusable_links(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    """Used, revoked, expired, locked: GET shows the same 410 page the POST gives."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    login_url = await link_for(client, runtime, tenant)
+    app = await the_application(runtime)
+
+    async def fresh_link() -> str:
+        minted = await client.post(
+            f"/v1/applications/{app.id}/login-sessions", json={}, headers=tenant.headers
+        )
+        return str(minted.json()["loginUrl"]).removeprefix("http://testserver")
+
+    async def both_refuse(path: str) -> None:
+        got = await client.get(path)
+        assert got.status_code == 410
+        assert "This link is no longer valid" in got.text
+        posted = await client.post(path)
+        assert posted.status_code == 410
+        client.cookies.clear()
+
+    # used
+    used = login_url.removeprefix("http://testserver")
+    assert (await client.post(used)).status_code == 303
+    client.cookies.clear()
+    await both_refuse(used)
+    # unknown
+    await both_refuse("/portal/login/" + "x" * 43)
+    # revoked (a lock revokes unused links; unlock again after)
+    revoked = await fresh_link()
+    await client.post(f"/v1/applications/{app.id}/lock", headers=tenant.headers)
+    await both_refuse(revoked)
+    await client.post(f"/v1/applications/{app.id}/unlock", headers=tenant.headers)
+    # expired
+    expired = await fresh_link()
+    async with runtime.db.write() as session:
+        await session.execute(
+            update(LoginLink)
+            .where(LoginLink.used_at.is_(None), LoginLink.revoked_at.is_(None))
+            .values(expires_at=runtime.now() - timedelta(seconds=1))
+        )
+    await both_refuse(expired)
+    # locked application while the link itself is untouched
+    locked = await fresh_link()
+    async with runtime.db.write() as session:
+        await session.execute(update(Application).values(locked=True))
+    await both_refuse(locked)
+    async with runtime.db.write() as session:
+        await session.execute(update(Application).values(locked=False))
+    # a usable link: GET shows Continue, and still works afterwards
+    usable = await fresh_link()
+    assert (await client.get(usable)).status_code == 200
+    assert (await client.post(usable)).status_code == 303

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.runtime import Runtime
 from gatehouse.services import applications_repo as repo
 from gatehouse.services.application_reads import documents_of, read_checklist
 from gatehouse.services.portal_sessions import PortalContext
@@ -23,6 +25,8 @@ from gatehouse.storage.tables.applications import (
     InfoRequest,
     InfoRequestItem,
     Intake,
+    LoginLink,
+    Member,
 )
 
 # The application status in the applicant's words (spec 1 §2.2).
@@ -217,3 +221,30 @@ def uploads_by_type(documents: list[Document]) -> dict[str, list[Document]]:
     for document in documents:
         grouped.setdefault(document.type, []).append(document)
     return grouped
+
+
+async def link_usable(runtime: Runtime, token: str) -> bool:
+    """Whether a sign-in link would be accepted now, consuming nothing.
+
+    The interstitial (GET) answers 410 at once for a link the redemption
+    (`services.portal_sessions.redeem_link`) would refuse: unknown, used,
+    revoked, expired, or for a locked or erased application or a removed
+    member. tests/pages check that GET and POST agree on each of these.
+    """
+    if not token or len(token) > 200:
+        return False
+    async with runtime.db.read() as session:
+        link = (
+            await session.execute(
+                select(LoginLink).where(LoginLink.token_hash == runtime.crypto.hash_secret(token))
+            )
+        ).scalar_one_or_none()
+        if link is None or link.used_at is not None or link.revoked_at is not None:
+            return False
+        if link.expires_at <= runtime.now():
+            return False
+        application = await session.get(Application, link.application_id)
+        if application is None or application.erased_at is not None or application.locked:
+            return False
+        member = await session.get(Member, link.member_id)
+        return member is not None and member.application_id == application.id

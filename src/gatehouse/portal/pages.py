@@ -51,7 +51,11 @@ def render_link_invalid(request: Request) -> Response:
 
 @router.get("/portal/login/{token}")
 async def login_interstitial(request: Request, token: str) -> Response:
-    """A page with a Continue button; link scanners that GET it consume nothing."""
+    """A page with a Continue button; link scanners that GET it consume nothing.
+
+    A link that can no longer be used answers the same 410 page as the POST."""
+    if not await page_data.link_usable(runtime_of(request), token):
+        return render_link_invalid(request)
     return render(request, "portal/login.html", {"me": None, "token": token})
 
 
