@@ -6,6 +6,7 @@ import httpx
 from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.core import AuditEntry
 from gatehouse.storage.tables.dashboard import DashboardSession
 from tests.pages.helpers import csrf_of, dashboard_sign_in
 from tests.support.factories import StaffFixture
@@ -62,7 +63,18 @@ async def test_sign_in_sets_a_strict_httponly_cookie_and_sign_out_ends_it(
     assert done.status_code == 303
     async with runtime.db.read() as session:
         record = (await session.execute(select(DashboardSession))).scalar_one()
+        trail = (
+            await session.execute(
+                select(AuditEntry.action, AuditEntry.actor)
+                .where(AuditEntry.action.like("dashboard.%"))
+                .order_by(AuditEntry.at, AuditEntry.id)
+            )
+        ).all()
     assert record.ended_at is not None
+    assert sorted(tuple(row) for row in trail) == [
+        ("dashboard.sign_in", f"staff:{staff.staff_id}"),
+        ("dashboard.sign_out", f"staff:{staff.staff_id}"),
+    ]
     # The old cookie no longer opens anything, even if a browser kept it.
     client.cookies.set("gatehouse_dashboard", "x" * 48, path="/dashboard")
     assert (await client.get("/dashboard")).status_code == 303

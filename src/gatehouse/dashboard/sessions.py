@@ -19,8 +19,10 @@ from sqlalchemy import select, update
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse import audit
 from gatehouse.dashboard.rendering import render, see_other
 from gatehouse.http.auth import STAFF_PREFIX, STAFF_TOKEN_RE, StaffPrincipal, runtime_of
+from gatehouse.http.errors import request_id_of
 from gatehouse.ids import new_id, random_token
 from gatehouse.storage.tables.core import StaffMember
 from gatehouse.storage.tables.dashboard import DashboardSession
@@ -73,6 +75,14 @@ async def sign_in(request: Request, token: str) -> tuple[str, Viewer]:
             expires_at=now + SESSION_LIFETIME,
         )
         session.add(record)
+        audit.record(
+            session,
+            at=now,
+            actor=f"staff:{staff.id}",
+            action="dashboard.sign_in",
+            target=record.id,
+            request_id=request_id_of(request),
+        )
         principal = StaffPrincipal(staff.id, staff.email, staff.role)
     return cookie_value, Viewer(principal, record.id, csrf_token)
 
@@ -103,11 +113,20 @@ async def current_viewer(request: Request) -> Viewer | None:
 
 async def end_session(request: Request, viewer: Viewer) -> None:
     runtime = runtime_of(request)
+    now = runtime.now()
     async with runtime.db.write() as session:
         await session.execute(
             update(DashboardSession)
             .where(DashboardSession.id == viewer.session_id)
-            .values(ended_at=runtime.now())
+            .values(ended_at=now)
+        )
+        audit.record(
+            session,
+            at=now,
+            actor=viewer.principal.actor,
+            action="dashboard.sign_out",
+            target=viewer.session_id,
+            request_id=request_id_of(request),
         )
 
 
