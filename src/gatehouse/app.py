@@ -98,5 +98,95 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
         for def_name, definition in schema.pop("$defs", {}).items():
             components.setdefault(def_name, definition)
         components[name] = schema
+    _document_errors(document)
     app.openapi_schema = document
     return document
+
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "requestId"],
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "requestId": {"type": "string"},
+                "details": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["field", "issue"],
+                        "properties": {
+                            "field": {"type": "string"},
+                            "issue": {"type": "string"},
+                        },
+                    },
+                },
+            },
+        }
+    },
+}
+# Errors of the verification interface are `{"message"}` (CONTRACT §3).
+VERIFY_ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["message"],
+    "properties": {"message": {"type": "string"}},
+}
+_ERROR_STATUSES = {
+    "400": "Invalid argument or failed precondition.",
+    "401": "Missing or invalid credentials.",
+    "403": "Permission denied.",
+    "404": "Not found.",
+    "405": "Method not allowed (OPTIONS always answers 405 with an empty body).",
+    "409": "Already exists, or the Idempotency-Key is in flight (aborted).",
+    "410": "The application was erased (failed-precondition).",
+    "429": "Rate limited; see Retry-After.",
+    "500": "Internal error.",
+}
+
+_VERIFY_STATUSES = ("400", "401", "404", "405")
+
+
+def _document_errors(document: dict[str, Any]) -> None:
+    """Document the error bodies every JSON surface answers with (spec 1 §7).
+
+    FastAPI's 422 is dropped: validation errors are 400 invalid-argument here.
+    A success body documented as a JSON string (FastAPI's reading of `-> Response`)
+    is opened up to any JSON value.
+    """
+    components = document["components"]["schemas"]
+    components["Error"] = ERROR_SCHEMA
+    components["VerifyError"] = VERIFY_ERROR_SCHEMA
+    for path, operations in document.get("paths", {}).items():
+        statuses = _ERROR_STATUSES
+        if path.startswith(("/v1", "/staff/v1", "/portal/api")):
+            ref = "#/components/schemas/Error"
+        elif path.startswith("/verify"):
+            ref = "#/components/schemas/VerifyError"
+            statuses = {k: v for k, v in _ERROR_STATUSES.items() if k in _VERIFY_STATUSES}
+        else:
+            ref = None
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            responses.pop("422", None)
+            for answer in responses.values():
+                # Endpoints annotated `-> Response` are documented as a JSON string;
+                # they answer JSON objects, so the body schema is left open instead.
+                media = answer.get("content", {}).get("application/json")
+                if media is not None and media.get("schema") == {"type": "string"}:
+                    media["schema"] = {}
+            if ref is None:
+                continue
+            for status, description in statuses.items():
+                responses.setdefault(
+                    status,
+                    {
+                        "description": description,
+                        "content": {"application/json": {"schema": {"$ref": ref}}},
+                    },
+                )
