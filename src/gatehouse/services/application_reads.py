@@ -17,11 +17,11 @@ from sqlalchemy.orm import defer
 from gatehouse.domain.checklist import Evidence, evaluate
 from gatehouse.http.errors import not_found
 from gatehouse.services import applications_repo as repo
+from gatehouse.services.application_snapshot import load_attachments
 from gatehouse.services.views import (
     application_view,
     decision_view,
     info_request_view,
-    open_info_request_view,
 )
 from gatehouse.storage.tables.applications import Application, Document, Intake
 from gatehouse.timeutil import format_ts
@@ -55,15 +55,14 @@ async def get_readable_application(
 
 
 async def load_application_view(session: AsyncSession, application: Application) -> dict[str, Any]:
-    """The full application read: members, latest decision, current request summary."""
-    members = await repo.members_of(session, application.id)
-    decision = await repo.latest_decision(session, application.id)
-    request = await repo.current_info_request(session, application.id)
-    summary = None
-    if request is not None:
-        items = (await repo.items_of(session, [request.id]))[request.id]
-        summary = open_info_request_view(request, items)
-    return application_view(application, members, decision, summary)
+    """The full application read: members, latest decision, current request summary.
+
+    One statement for all three (services/application_snapshot.py, issue 8).
+    """
+    found = await load_attachments(session, application.id)
+    return application_view(
+        application, found.members, found.latest_decision, found.open_info_request
+    )
 
 
 async def read_application(session: AsyncSession, tenant_id: str, client_id: str) -> dict[str, Any]:

@@ -1,0 +1,147 @@
+"""What hangs off an application, for its read, in one SQL statement (issue 8).
+
+The application read (spec 1 §2.3) shows every member, the latest decision and
+the current information request's summary. Fetched one table at a time that is
+three or four round trips, each with the ORM's per-query cost; here it is one
+statement: the members joined to the application, and the latest decision and
+the current request (with its item counts) picked by correlated subqueries.
+Both SQLite and PostgreSQL run it; the same rules as `applications_repo` pick
+the rows (latest decision: newest `at`, ties by id; current request: highest
+`seq` among open and responded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gatehouse.services.applications_repo import CURRENT_REQUEST_STATES
+from gatehouse.services.views import (
+    ANSWERED_ITEM_STATES,
+    OPEN_ITEM_STATES,
+    open_info_request_view,
+)
+from gatehouse.storage.tables.applications import (
+    Application,
+    Decision,
+    InfoRequest,
+    InfoRequestItem,
+    Member,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _ItemStatus:
+    """Stands for an item where only its status is needed (the summary's counts)."""
+
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attachments:
+    members: list[Member]
+    latest_decision: Decision | None
+    open_info_request: dict[str, Any] | None
+
+
+def _item_count(states: frozenset[str]) -> Any:
+    return (
+        select(func.count())
+        .select_from(InfoRequestItem)
+        .where(InfoRequestItem.request_id == InfoRequest.id, InfoRequestItem.status.in_(states))
+        .correlate(InfoRequest)
+        .scalar_subquery()
+    )
+
+
+def _statement(application_id: str) -> Any:
+    latest_decision = (
+        select(Decision.id)
+        .where(Decision.application_id == application_id)
+        .order_by(Decision.at.desc(), Decision.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    current_request = (
+        select(InfoRequest.id)
+        .where(
+            InfoRequest.application_id == application_id,
+            InfoRequest.status.in_(CURRENT_REQUEST_STATES),
+        )
+        .order_by(InfoRequest.seq.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    return (
+        select(
+            Member.id.label("member_id"),
+            Member.email,
+            Member.role,
+            Member.joined_at,
+            Decision.id.label("decision_id"),
+            Decision.action,
+            Decision.from_status,
+            Decision.to_status,
+            Decision.by_role,
+            Decision.comment,
+            Decision.at,
+            InfoRequest.id.label("request_id"),
+            InfoRequest.seq,
+            InfoRequest.round,
+            InfoRequest.updated_at.label("request_updated_at"),
+            _item_count(frozenset(OPEN_ITEM_STATES)).label("open_items"),
+            _item_count(frozenset(ANSWERED_ITEM_STATES)).label("answered_items"),
+        )
+        .select_from(Application)
+        .outerjoin(Member, Member.application_id == Application.id)
+        .outerjoin(Decision, Decision.id == latest_decision)
+        .outerjoin(InfoRequest, InfoRequest.id == current_request)
+        .where(Application.id == application_id)
+        .order_by(Member.joined_at, Member.id)
+    )
+
+
+async def load_attachments(session: AsyncSession, application_id: str) -> Attachments:
+    """Members (joining order, ties by uid), latest decision, current request summary."""
+    rows = (await session.execute(_statement(application_id))).all()
+    members = [
+        Member(
+            id=row.member_id,
+            application_id=application_id,
+            email=row.email,
+            role=row.role,
+            joined_at=row.joined_at,
+        )
+        for row in rows
+        if row.member_id is not None
+    ]
+    first = rows[0] if rows else None
+    decision = None
+    if first is not None and first.decision_id is not None:
+        decision = Decision(
+            id=first.decision_id,
+            application_id=application_id,
+            action=first.action,
+            from_status=first.from_status,
+            to_status=first.to_status,
+            by_role=first.by_role,
+            comment=first.comment,
+            at=first.at,
+        )
+    summary = None
+    if first is not None and first.request_id is not None:
+        request = InfoRequest(
+            id=first.request_id,
+            application_id=application_id,
+            seq=first.seq,
+            round=first.round,
+            updated_at=first.request_updated_at,
+        )
+        statuses = [_ItemStatus(next(iter(sorted(OPEN_ITEM_STATES))))] * int(first.open_items)
+        statuses += [_ItemStatus(next(iter(ANSWERED_ITEM_STATES)))] * int(first.answered_items)
+        summary = open_info_request_view(request, cast(Sequence[InfoRequestItem], statuses))
+    return Attachments(members, decision, summary)
