@@ -174,6 +174,9 @@ async def test_erasure_removes_personal_data_and_hides_the_application(
     assert row.erased_at is not None
     assert row.applicant_email is None and row.company_name is None
     assert row.form_data == {}
+    # The identity (which held the email or externalRef) is kept only as a pseudonym.
+    assert row.identity.startswith("erased:") and "@" not in row.identity
+    assert row.external_ref is None
     async with runtime.db.read() as session:
         assert (await session.execute(select(Member))).first() is None
         answers = list((await session.execute(select(InfoRequestItem.answer))).scalars())
@@ -365,3 +368,24 @@ async def test_every_case_action_is_audited(
     assert trail[0]["actor"] == f"staff:{admin.staff_id}"
     applicant_actions = {e["action"] for e in trail if e["actor"].startswith("applicant:")}
     assert {"portal.login", "info_request.item.answer"} <= applicant_actions
+
+
+@pytest.mark.parametrize("identity", [{"externalRef": "gone-7"}, {"externalRef": ""}])
+async def test_erased_identity_cannot_be_provisioned_again(
+    client: httpx.AsyncClient, tenant: TenantFixture, admin: StaffFixture, identity: dict[str, str]
+) -> None:
+    """Spec 1 §4.1 rule 6: an erased case is not recreated, for ref and email identities."""
+    made = await provision(client, tenant, email="gone@example.test", **identity)
+    erased = await client.post(
+        f"/staff/v1/applications/{made.client_id}/erase", headers=admin.headers
+    )
+    assert erased.status_code == 200
+    again = await client.post(
+        "/v1/applications",
+        json={"email": "gone@example.test", **identity},
+        headers=tenant.headers,
+    )
+    assert again.status_code == 410
+    assert again.json()["error"]["code"] == "failed-precondition"
+    listed = await client.get("/v1/applications", headers=tenant.headers)
+    assert listed.json()["data"] == []

@@ -260,6 +260,7 @@ async def erase(request: Request, client_id: str) -> Response:
                 staff=viewer.principal,
                 at=runtime.now(),
                 request_id=request_id_of(request),
+                pseudonymize=runtime.crypto.hash_secret,
             )
     except ApiError as error:
         return await render_case(

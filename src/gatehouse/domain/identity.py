@@ -7,6 +7,8 @@ redirectPath allow-list.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass
 
 from gatehouse.domain.normalize import cut_text, normalize_email
@@ -43,6 +45,18 @@ def identity_key(external_ref: str | None, email: str) -> str:
     if external_ref:
         return f"ref:{external_ref}"
     return f"email:{email}"
+
+
+ERASED_PREFIX = "erased:"
+
+
+def erased_identity(identity: str, pseudonymize: Callable[[str], str]) -> str:
+    """What an erased application keeps of its identity: a keyed pseudonym.
+
+    It still blocks re-provisioning the same identity (410, spec 1 §4.1 rule 6)
+    without keeping the email or externalRef in clear.
+    """
+    return ERASED_PREFIX + pseudonymize(identity)
 
 
 def normalize_applicant(

@@ -4,12 +4,15 @@ Erasure clears the membership, removes personal data (applicant email,
 company name, form data, item answers, document contents and file names),
 revokes unused sign-in links, ends portal sessions and sets `erased_at`.
 Afterwards tenant reads answer 404, tenant writes 410, and the application
-is left out of every list. The identity key and the decision history stay,
-so the case cannot be provisioned again (410) and the staff trail survives.
+is left out of every list. The identity key is replaced by a keyed pseudonym
+(`domain.identity.erased_identity`) so the same identity still cannot be
+provisioned again (410) without the email or externalRef being kept; the
+decision history stays for the staff trail.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +20,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import audit
+from gatehouse.domain.identity import erased_identity
 from gatehouse.http.auth import StaffPrincipal
 from gatehouse.services import applications_repo as repo
 from gatehouse.services.case_access import application_for_write
@@ -35,6 +39,7 @@ async def erase_application(
     staff: StaffPrincipal,
     at: datetime,
     request_id: str | None,
+    pseudonymize: Callable[[str], str],
 ) -> dict[str, Any]:
     """Erase one application; 404 when missing, 410 when already erased."""
     application = await application_for_write(session, client_id)
@@ -52,6 +57,8 @@ async def erase_application(
         .where(Document.application_id == application.id)
         .values(content=None, filename=None, status="erased")
     )
+    application.identity = erased_identity(application.identity, pseudonymize)
+    application.external_ref = None
     application.applicant_email = None
     application.company_name = None
     application.form_data = {}

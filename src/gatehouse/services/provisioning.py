@@ -16,7 +16,12 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.domain.access import Operation
-from gatehouse.domain.identity import Applicant, allowed_redirect, is_bound_to_other_email
+from gatehouse.domain.identity import (
+    Applicant,
+    allowed_redirect,
+    erased_identity,
+    is_bound_to_other_email,
+)
 from gatehouse.domain.members import (
     ROLE_APPLICANT,
     MemberRuleError,
@@ -131,6 +136,9 @@ async def provision(
     existing = await repo.application_by_identity(
         session, write.tenant_id, applicant.identity, for_update=True
     )
+    if existing is None:
+        pseudonym = erased_identity(applicant.identity, write.runtime.crypto.hash_secret)
+        existing = await repo.application_by_identity(session, write.tenant_id, pseudonym)
     if existing is not None:
         return await _repeat(session, write, existing, applicant)
     intake = await choose_intake(session, write.tenant_id, label_id)

@@ -211,6 +211,7 @@ async def erase_application(
             staff=staff,
             at=runtime.now(),
             request_id=request_id_of(request),
+            pseudonymize=runtime.crypto.hash_secret,
         )
         return await respond(request, session, 200, result)
 
