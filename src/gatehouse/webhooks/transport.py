@@ -171,9 +171,8 @@ async def post_json(
         return round((time.perf_counter() - started) * 1000, 3)
 
     try:
-        checked = await asyncio.wait_for(
-            url_safety.check_url(url, allow_private=allow_private), timeout=connect_timeout
-        )
+        async with asyncio.timeout(connect_timeout):
+            checked = await url_safety.check_url(url, allow_private=allow_private)
     except UnsafeUrl as exc:
         return PostResult(status=None, error=f"unsafe url: {exc}", latency_ms=elapsed())
     except TimeoutError:

@@ -184,10 +184,13 @@ class DeliveryWorker:
                 .order_by(Delivery.next_attempt_at)
                 .limit(limit)
                 .with_for_update(skip_locked=True)
+                # A CTE runs once: an `IN (subquery)` may be re-run by the planner
+                # and, skipping its own locks, claim far more than `limit` rows.
+                .cte("due")
             )
             stmt = (
                 update(Delivery)
-                .where(Delivery.id.in_(due), Delivery.status == "pending")
+                .where(Delivery.id == due.c.id, Delivery.status == "pending")
                 .values(
                     attempts=Delivery.attempts + 1,
                     claim_token=token,
