@@ -29,7 +29,7 @@ class Settings(BaseSettings):
     webhook_max_attempts: int = Field(default=12, ge=1, le=20)
     verify_callback_backoff_scale: float = Field(default=1.0, ge=0)
     sweep_interval_seconds: float = Field(default=300, gt=0)
-    # Where uploaded applicant documents are kept (inside the database when unset).
+    # The largest document an applicant may upload (portal).
     upload_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
     log_level: str = "INFO"
 
