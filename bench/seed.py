@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, text
 
 from gatehouse.http.auth import ALL_SCOPES
 from gatehouse.runtime import Runtime
@@ -127,6 +127,9 @@ async def seed(settings: Settings, applications: int, sample: int = 2_000) -> Se
             async with runtime.db.write() as session:
                 await session.execute(insert(Application), apps)
                 await session.execute(insert(Member), members)
+        # Fresh planner statistics, as autovacuum would gather after a bulk load.
+        async with runtime.db.write() as session:
+            await session.execute(text("ANALYZE"))
         return Seeded(
             tenant_id=tenant_id,
             api_key=str(key["apiKey"]),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import literal, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.crypto import Crypto
@@ -121,10 +121,14 @@ async def list_applications(
     position = _position(crypto, query)
     if position is not None:
         updated_at, client_id = position
+        # A row-value comparison is one index range on both databases; the equivalent
+        # OR of two conditions made SQLite scan from the top (13x slower at depth 100,000).
         stmt = stmt.where(
-            or_(
-                Application.updated_at < updated_at,
-                and_(Application.updated_at == updated_at, Application.id < client_id),
+            tuple_(Application.updated_at, Application.id)
+            # Typed binds, so the timestamp goes through the column's UTC handling.
+            < tuple_(
+                literal(updated_at, Application.updated_at.type),
+                literal(client_id, Application.id.type),
             )
         )
     stmt = stmt.order_by(Application.updated_at.desc(), Application.id.desc()).limit(
