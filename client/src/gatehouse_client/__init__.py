@@ -34,8 +34,6 @@ from gatehouse_client._models import (
     ApplicationStatus,
     ChecklistItem,
     Decision,
-    Delivery,
-    DeliveryPage,
     Document,
     InfoRequest,
     InfoRequestItem,
@@ -43,14 +41,18 @@ from gatehouse_client._models import (
     LoginSession,
     Member,
     OpenInfoRequest,
-    RotatedSecret,
-    WebhookEndpoint,
-    WebhookTestResult,
     format_timestamp,
     is_approved,
     parse_timestamp,
 )
 from gatehouse_client._sweep import SweepResult
+from gatehouse_client._webhook_models import (
+    Delivery,
+    DeliveryPage,
+    RotatedSecret,
+    WebhookEndpoint,
+    WebhookTestResult,
+)
 from gatehouse_client.callbacks import (
     CallbackError,
     CustomerStatus,

@@ -11,7 +11,8 @@ from typing import TypeVar
 
 import httpx
 
-from gatehouse_client import _calls as calls
+from gatehouse_client import _application_calls as calls
+from gatehouse_client import _webhook_calls as hooks
 from gatehouse_client._base import BaseClient
 from gatehouse_client._calls import Call
 from gatehouse_client._models import (
@@ -20,18 +21,20 @@ from gatehouse_client._models import (
     ApplicationPage,
     ChecklistItem,
     Decision,
-    DeliveryPage,
     Document,
     InfoRequest,
     Intake,
     LoginSession,
     Member,
+)
+from gatehouse_client._retry import Action
+from gatehouse_client._sweep import SweepResult, SweepTracker
+from gatehouse_client._webhook_models import (
+    DeliveryPage,
     RotatedSecret,
     WebhookEndpoint,
     WebhookTestResult,
 )
-from gatehouse_client._retry import Action
-from gatehouse_client._sweep import SweepResult, SweepTracker
 
 T = TypeVar("T")
 
@@ -353,7 +356,7 @@ class AsyncWebhooks:
     ) -> WebhookEndpoint:
         """Register an endpoint; the answer carries ``secret``, once."""
         return await self._client.send(
-            calls.create_webhook(
+            hooks.create_webhook(
                 url,
                 events,
                 description=description,
@@ -363,10 +366,10 @@ class AsyncWebhooks:
         )
 
     async def list(self) -> builtins.list[WebhookEndpoint]:
-        return await self._client.send(calls.list_webhooks())
+        return await self._client.send(hooks.list_webhooks())
 
     async def get(self, endpoint_id: str) -> WebhookEndpoint:
-        return await self._client.send(calls.get_webhook(endpoint_id))
+        return await self._client.send(hooks.get_webhook(endpoint_id))
 
     async def update(
         self,
@@ -378,7 +381,7 @@ class AsyncWebhooks:
         idempotency_key: str | None = None,
     ) -> WebhookEndpoint:
         return await self._client.send(
-            calls.update_webhook(
+            hooks.update_webhook(
                 endpoint_id,
                 url=url,
                 events=events,
@@ -388,25 +391,25 @@ class AsyncWebhooks:
         )
 
     async def delete(self, endpoint_id: str, *, idempotency_key: str | None = None) -> None:
-        await self._client.send(calls.delete_webhook(endpoint_id, idempotency_key=idempotency_key))
+        await self._client.send(hooks.delete_webhook(endpoint_id, idempotency_key=idempotency_key))
 
     async def enable(self, endpoint_id: str) -> WebhookEndpoint:
-        return await self._client.send(calls.set_webhook_enabled(endpoint_id, True))
+        return await self._client.send(hooks.set_webhook_enabled(endpoint_id, True))
 
     async def disable(self, endpoint_id: str) -> WebhookEndpoint:
-        return await self._client.send(calls.set_webhook_enabled(endpoint_id, False))
+        return await self._client.send(hooks.set_webhook_enabled(endpoint_id, False))
 
     async def rotate_secret(
         self, endpoint_id: str, *, idempotency_key: str | None = None
     ) -> RotatedSecret:
         """Rotate the signing secret; never repeated blindly (spec 2 §4.3)."""
         return await self._client.send(
-            calls.rotate_webhook_secret(endpoint_id, idempotency_key=idempotency_key)
+            hooks.rotate_webhook_secret(endpoint_id, idempotency_key=idempotency_key)
         )
 
     async def test(self, endpoint_id: str) -> WebhookTestResult:
         """Send a ``webhook.test`` event; check ``success`` (spec 2 §4.4)."""
-        return await self._client.send(calls.test_webhook(endpoint_id))
+        return await self._client.send(hooks.test_webhook(endpoint_id))
 
     async def list_deliveries(
         self,
@@ -417,5 +420,5 @@ class AsyncWebhooks:
         status: str | None = None,
     ) -> DeliveryPage:
         return await self._client.send(
-            calls.list_webhook_deliveries(endpoint_id, limit=limit, cursor=cursor, status=status)
+            hooks.list_webhook_deliveries(endpoint_id, limit=limit, cursor=cursor, status=status)
         )

@@ -11,7 +11,8 @@ from typing import TypeVar
 
 import httpx
 
-from gatehouse_client import _calls as calls
+from gatehouse_client import _application_calls as calls
+from gatehouse_client import _webhook_calls as hooks
 from gatehouse_client._base import BaseClient
 from gatehouse_client._calls import Call
 from gatehouse_client._models import (
@@ -20,18 +21,20 @@ from gatehouse_client._models import (
     ApplicationPage,
     ChecklistItem,
     Decision,
-    DeliveryPage,
     Document,
     InfoRequest,
     Intake,
     LoginSession,
     Member,
+)
+from gatehouse_client._retry import Action
+from gatehouse_client._sweep import SweepResult, SweepTracker
+from gatehouse_client._webhook_models import (
+    DeliveryPage,
     RotatedSecret,
     WebhookEndpoint,
     WebhookTestResult,
 )
-from gatehouse_client._retry import Action
-from gatehouse_client._sweep import SweepResult, SweepTracker
 
 T = TypeVar("T")
 
@@ -353,7 +356,7 @@ class Webhooks:
     ) -> WebhookEndpoint:
         """Register an endpoint; the answer carries ``secret``, once."""
         return self._client.send(
-            calls.create_webhook(
+            hooks.create_webhook(
                 url,
                 events,
                 description=description,
@@ -363,10 +366,10 @@ class Webhooks:
         )
 
     def list(self) -> builtins.list[WebhookEndpoint]:
-        return self._client.send(calls.list_webhooks())
+        return self._client.send(hooks.list_webhooks())
 
     def get(self, endpoint_id: str) -> WebhookEndpoint:
-        return self._client.send(calls.get_webhook(endpoint_id))
+        return self._client.send(hooks.get_webhook(endpoint_id))
 
     def update(
         self,
@@ -378,7 +381,7 @@ class Webhooks:
         idempotency_key: str | None = None,
     ) -> WebhookEndpoint:
         return self._client.send(
-            calls.update_webhook(
+            hooks.update_webhook(
                 endpoint_id,
                 url=url,
                 events=events,
@@ -388,25 +391,25 @@ class Webhooks:
         )
 
     def delete(self, endpoint_id: str, *, idempotency_key: str | None = None) -> None:
-        self._client.send(calls.delete_webhook(endpoint_id, idempotency_key=idempotency_key))
+        self._client.send(hooks.delete_webhook(endpoint_id, idempotency_key=idempotency_key))
 
     def enable(self, endpoint_id: str) -> WebhookEndpoint:
-        return self._client.send(calls.set_webhook_enabled(endpoint_id, True))
+        return self._client.send(hooks.set_webhook_enabled(endpoint_id, True))
 
     def disable(self, endpoint_id: str) -> WebhookEndpoint:
-        return self._client.send(calls.set_webhook_enabled(endpoint_id, False))
+        return self._client.send(hooks.set_webhook_enabled(endpoint_id, False))
 
     def rotate_secret(
         self, endpoint_id: str, *, idempotency_key: str | None = None
     ) -> RotatedSecret:
         """Rotate the signing secret; never repeated blindly (spec 2 §4.3)."""
         return self._client.send(
-            calls.rotate_webhook_secret(endpoint_id, idempotency_key=idempotency_key)
+            hooks.rotate_webhook_secret(endpoint_id, idempotency_key=idempotency_key)
         )
 
     def test(self, endpoint_id: str) -> WebhookTestResult:
         """Send a ``webhook.test`` event; check ``success`` (spec 2 §4.4)."""
-        return self._client.send(calls.test_webhook(endpoint_id))
+        return self._client.send(hooks.test_webhook(endpoint_id))
 
     def list_deliveries(
         self,
@@ -417,5 +420,5 @@ class Webhooks:
         status: str | None = None,
     ) -> DeliveryPage:
         return self._client.send(
-            calls.list_webhook_deliveries(endpoint_id, limit=limit, cursor=cursor, status=status)
+            hooks.list_webhook_deliveries(endpoint_id, limit=limit, cursor=cursor, status=status)
         )

@@ -1,17 +1,30 @@
-"""Typed views of the API's response bodies (spec 1 §2, CONTRACT §1.3, §2.1).
+"""Typed views of the tenant API's application answers (spec 1 §2, CONTRACT §1.3).
 
 Every model keeps the whole JSON object it was read from in `raw`, so fields
 added by later versions are never lost (spec 1 §2.1 rule 6, §9); `extra`
-lists the ones this version does not name. Status and event values are kept
-as sent, known or not, and only the exact value `active` means approved.
+lists the ones this version does not name. Status values are kept as sent,
+known or not, and only the exact value `active` means approved.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, ClassVar, TypeVar
+from datetime import datetime
+from typing import Any, ClassVar
+
+from gatehouse_client._fields import (
+    ApplicationStatus,
+    Model,
+    bool_of,
+    format_timestamp,
+    int_of,
+    list_of_values,
+    models_of,
+    object_of,
+    parse_timestamp,
+    status_of,
+    text_of,
+)
 
 __all__ = [
     "AccessState",
@@ -20,8 +33,6 @@ __all__ = [
     "ApplicationStatus",
     "ChecklistItem",
     "Decision",
-    "Delivery",
-    "DeliveryPage",
     "Document",
     "InfoRequest",
     "InfoRequestItem",
@@ -29,43 +40,10 @@ __all__ = [
     "LoginSession",
     "Member",
     "OpenInfoRequest",
-    "RotatedSecret",
-    "WebhookEndpoint",
-    "WebhookTestResult",
     "format_timestamp",
     "is_approved",
     "parse_timestamp",
 ]
-
-
-class ApplicationStatus(str):
-    """An application status (spec 1 §2.2), kept as sent even when unfamiliar.
-
-    It compares equal to its string. `is_known` says whether this version of
-    the client knows the value; `is_approved` is true for `active` only, so an
-    unfamiliar value is never taken for approval.
-    """
-
-    PENDING: ClassVar[str] = "pending"
-    NEEDS_INFO: ClassVar[str] = "needs_info"
-    HOLD: ClassVar[str] = "hold"
-    PENDING_APPROVAL: ClassVar[str] = "pending_approval"
-    ACTIVE: ClassVar[str] = "active"
-    REJECTED: ClassVar[str] = "rejected"
-    KNOWN: ClassVar[frozenset[str]] = frozenset(
-        {"pending", "needs_info", "hold", "pending_approval", "active", "rejected"}
-    )
-
-    @property
-    def is_known(self) -> bool:
-        return str(self) in self.KNOWN
-
-    @property
-    def is_approved(self) -> bool:
-        return str(self) == self.ACTIVE
-
-    def __repr__(self) -> str:
-        return f"ApplicationStatus({str(self)!r})"
 
 
 def is_approved(value: Application | ApplicationStatus | str | None) -> bool:
@@ -75,89 +53,8 @@ def is_approved(value: Application | ApplicationStatus | str | None) -> bool:
     return value is not None and str(value) == ApplicationStatus.ACTIVE
 
 
-def parse_timestamp(value: Any) -> datetime | None:
-    """An RFC 3339 timestamp as an aware UTC datetime; None when absent or unreadable."""
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        return None
-    return parsed.astimezone(UTC)
-
-
-def format_timestamp(value: datetime) -> str:
-    """`2026-11-22T10:00:00.000Z`: the API's timestamp format (spec 1 §2.1 rule 5)."""
-    if value.tzinfo is None:
-        raise ValueError("timestamps must be timezone-aware")
-    value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
-
-
-def _str(data: Mapping[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    return value if isinstance(value, str) else None
-
-
-def _int(data: Mapping[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
-def _bool(data: Mapping[str, Any], key: str) -> bool | None:
-    value = data.get(key)
-    return value if isinstance(value, bool) else None
-
-
-def _obj(data: Mapping[str, Any], key: str) -> dict[str, Any] | None:
-    value = data.get(key)
-    return value if isinstance(value, dict) else None
-
-
-def _list(data: Mapping[str, Any], key: str) -> list[Any]:
-    value = data.get(key)
-    return value if isinstance(value, list) else []
-
-
-def _status(data: Mapping[str, Any], key: str = "status") -> ApplicationStatus | None:
-    value = _str(data, key)
-    return ApplicationStatus(value) if value is not None else None
-
-
-M = TypeVar("M", bound="_Model")
-
-
 @dataclass(frozen=True)
-class _Model:
-    """Base: the whole object stays available in `raw`."""
-
-    KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset()
-
-    raw: dict[str, Any] = field(repr=False, compare=False)
-
-    @property
-    def extra(self) -> dict[str, Any]:
-        """Fields the server sent that this version of the client does not name."""
-        return {k: v for k, v in self.raw.items() if k not in self.KNOWN_FIELDS}
-
-
-def _list_of(cls: type[M], items: list[Any]) -> list[M]:
-    return [cls.from_json(item) for item in items if isinstance(item, dict)]  # type: ignore[attr-defined]
-
-
-@dataclass(frozen=True)
-class Member(_Model):
+class Member(Model):
     """A member of an application (spec 1 §2.3 `members[]`, also the add response)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"uid", "email", "role", "joinedAt"})
@@ -173,16 +70,16 @@ class Member(_Model):
     def from_json(cls, data: dict[str, Any], created: bool | None = None) -> Member:
         return cls(
             raw=data,
-            uid=_str(data, "uid"),
-            email=_str(data, "email"),
-            role=_str(data, "role"),
+            uid=text_of(data, "uid"),
+            email=text_of(data, "email"),
+            role=text_of(data, "role"),
             joined_at=parse_timestamp(data.get("joinedAt")),
             created=created,
         )
 
 
 @dataclass(frozen=True)
-class Decision(_Model):
+class Decision(Model):
     """A decision (spec 1 §2.3 `decision`; the history of §4.12)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
@@ -200,17 +97,17 @@ class Decision(_Model):
     def from_json(cls, data: dict[str, Any]) -> Decision:
         return cls(
             raw=data,
-            action=_str(data, "action"),
-            from_status=_status(data, "fromStatus"),
-            to_status=_status(data, "toStatus"),
-            by_role=_str(data, "byRole"),
-            comment=_str(data, "comment"),
+            action=text_of(data, "action"),
+            from_status=status_of(data, "fromStatus"),
+            to_status=status_of(data, "toStatus"),
+            by_role=text_of(data, "byRole"),
+            comment=text_of(data, "comment"),
             at=parse_timestamp(data.get("at")),
         )
 
 
 @dataclass(frozen=True)
-class OpenInfoRequest(_Model):
+class OpenInfoRequest(Model):
     """The current information-request summary (spec 1 §2.3 `openInfoRequest`)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
@@ -228,17 +125,17 @@ class OpenInfoRequest(_Model):
     def from_json(cls, data: dict[str, Any]) -> OpenInfoRequest:
         return cls(
             raw=data,
-            request_id=_str(data, "requestId"),
-            seq=_int(data, "seq"),
-            round=_int(data, "round"),
-            open_items=_int(data, "openItems"),
-            answered_items=_int(data, "answeredItems"),
+            request_id=text_of(data, "requestId"),
+            seq=int_of(data, "seq"),
+            round=int_of(data, "round"),
+            open_items=int_of(data, "openItems"),
+            answered_items=int_of(data, "answeredItems"),
             at=parse_timestamp(data.get("at")),
         )
 
 
 @dataclass(frozen=True)
-class Application(_Model):
+class Application(Model):
     """An application (spec 1 §2.3 plus the fields of CONTRACT §1.3).
 
     List elements may leave `members`, `decision` and `open_info_request` out;
@@ -288,30 +185,30 @@ class Application(_Model):
 
     @classmethod
     def from_json(cls, data: dict[str, Any], created: bool | None = None) -> Application:
-        decision = _obj(data, "decision")
-        info = _obj(data, "openInfoRequest")
+        decision = object_of(data, "decision")
+        info = object_of(data, "openInfoRequest")
         return cls(
             raw=data,
-            client_id=_str(data, "clientId") or "",
-            status=_status(data) or ApplicationStatus(""),
-            external_ref=_str(data, "externalRef"),
-            company_name=_str(data, "companyName"),
-            label_id=_str(data, "labelId"),
-            applicant_email=_str(data, "applicantEmail"),
+            client_id=text_of(data, "clientId") or "",
+            status=status_of(data) or ApplicationStatus(""),
+            external_ref=text_of(data, "externalRef"),
+            company_name=text_of(data, "companyName"),
+            label_id=text_of(data, "labelId"),
+            applicant_email=text_of(data, "applicantEmail"),
             created_at=parse_timestamp(data.get("createdAt")),
             updated_at=parse_timestamp(data.get("updatedAt")),
             submitted_at=parse_timestamp(data.get("submittedAt")),
-            rejection_reason=_str(data, "rejectionReason"),
+            rejection_reason=text_of(data, "rejectionReason"),
             decision=Decision.from_json(decision) if decision is not None else None,
             open_info_request=OpenInfoRequest.from_json(info) if info is not None else None,
-            members=_list_of(Member, _list(data, "members")),
+            members=models_of(Member, list_of_values(data, "members")),
             members_included=isinstance(data.get("members"), list),
             created=created,
         )
 
 
 @dataclass(frozen=True)
-class ApplicationPage(_Model):
+class ApplicationPage(Model):
     """One page of `GET /v1/applications` (spec 1 §4.11)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"data", "nextCursor", "hasMore"})
@@ -324,14 +221,14 @@ class ApplicationPage(_Model):
     def from_json(cls, data: dict[str, Any]) -> ApplicationPage:
         return cls(
             raw=data,
-            data=_list_of(Application, _list(data, "data")),
-            next_cursor=_str(data, "nextCursor"),
-            has_more=bool(_bool(data, "hasMore")),
+            data=models_of(Application, list_of_values(data, "data")),
+            next_cursor=text_of(data, "nextCursor"),
+            has_more=bool(bool_of(data, "hasMore")),
         )
 
 
 @dataclass(frozen=True)
-class LoginSession(_Model):
+class LoginSession(Model):
     """A sign-in link (spec 1 §4.2, §4.6; CONTRACT §1.3).
 
     `login_url` is a single-use credential: it is left out of `repr` so it does
@@ -351,15 +248,15 @@ class LoginSession(_Model):
     def from_json(cls, data: dict[str, Any]) -> LoginSession:
         return cls(
             raw=data,
-            login_url=_str(data, "loginUrl") or "",
-            client_id=_str(data, "clientId") or "",
+            login_url=text_of(data, "loginUrl") or "",
+            client_id=text_of(data, "clientId") or "",
             expires_at=parse_timestamp(data.get("expiresAt")),
-            status=_status(data),
+            status=status_of(data),
         )
 
 
 @dataclass(frozen=True)
-class AccessState(_Model):
+class AccessState(Model):
     """The answer of lock and unlock (CONTRACT §1.3): `access` is `locked` or `unlocked`."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"clientId", "access"})
@@ -374,12 +271,14 @@ class AccessState(_Model):
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AccessState:
         return cls(
-            raw=data, client_id=_str(data, "clientId") or "", access=_str(data, "access") or ""
+            raw=data,
+            client_id=text_of(data, "clientId") or "",
+            access=text_of(data, "access") or "",
         )
 
 
 @dataclass(frozen=True)
-class InfoRequestItem(_Model):
+class InfoRequestItem(Model):
     """An item of an information request (spec 1 §2.4)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"itemId", "type", "prompt", "status"})
@@ -393,15 +292,15 @@ class InfoRequestItem(_Model):
     def from_json(cls, data: dict[str, Any]) -> InfoRequestItem:
         return cls(
             raw=data,
-            item_id=_str(data, "itemId"),
-            type=_str(data, "type"),
-            prompt=_str(data, "prompt"),
-            status=_str(data, "status"),
+            item_id=text_of(data, "itemId"),
+            type=text_of(data, "type"),
+            prompt=text_of(data, "prompt"),
+            status=text_of(data, "status"),
         )
 
 
 @dataclass(frozen=True)
-class InfoRequest(_Model):
+class InfoRequest(Model):
     """An information request (spec 1 §2.4)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
@@ -440,24 +339,24 @@ class InfoRequest(_Model):
     def from_json(cls, data: dict[str, Any]) -> InfoRequest:
         return cls(
             raw=data,
-            request_id=_str(data, "requestId"),
-            seq=_int(data, "seq"),
-            round=_int(data, "round"),
-            status=_str(data, "status") or "",
-            open_items=_int(data, "openItems") or 0,
-            answered_items=_int(data, "answeredItems") or 0,
-            comment=_str(data, "comment"),
+            request_id=text_of(data, "requestId"),
+            seq=int_of(data, "seq"),
+            round=int_of(data, "round"),
+            status=text_of(data, "status") or "",
+            open_items=int_of(data, "openItems") or 0,
+            answered_items=int_of(data, "answeredItems") or 0,
+            comment=text_of(data, "comment"),
             created_at=parse_timestamp(data.get("createdAt")),
             updated_at=parse_timestamp(data.get("updatedAt")),
             responded_at=parse_timestamp(data.get("respondedAt")),
             closed_at=parse_timestamp(data.get("closedAt")),
             cancelled_at=parse_timestamp(data.get("cancelledAt")),
-            items=_list_of(InfoRequestItem, _list(data, "items")),
+            items=models_of(InfoRequestItem, list_of_values(data, "items")),
         )
 
 
 @dataclass(frozen=True)
-class Intake(_Model):
+class Intake(Model):
     """An intake label (spec 1 §2.5). A null `label_id` is a configuration problem."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"labelId", "name", "order"})
@@ -470,14 +369,14 @@ class Intake(_Model):
     def from_json(cls, data: dict[str, Any]) -> Intake:
         return cls(
             raw=data,
-            label_id=_str(data, "labelId"),
-            name=_str(data, "name"),
-            order=_int(data, "order"),
+            label_id=text_of(data, "labelId"),
+            name=text_of(data, "name"),
+            order=int_of(data, "order"),
         )
 
 
 @dataclass(frozen=True)
-class ChecklistItem(_Model):
+class ChecklistItem(Model):
     """An item of the evidence checklist (CONTRACT §1.3)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
@@ -495,17 +394,17 @@ class ChecklistItem(_Model):
     def from_json(cls, data: dict[str, Any]) -> ChecklistItem:
         return cls(
             raw=data,
-            key=_str(data, "key"),
-            label=_str(data, "label"),
-            kind=_str(data, "kind"),
-            required=bool(_bool(data, "required")),
-            satisfied=bool(_bool(data, "satisfied")),
+            key=text_of(data, "key"),
+            label=text_of(data, "label"),
+            kind=text_of(data, "kind"),
+            required=bool(bool_of(data, "required")),
+            satisfied=bool(bool_of(data, "satisfied")),
             satisfied_at=parse_timestamp(data.get("satisfiedAt")),
         )
 
 
 @dataclass(frozen=True)
-class Document(_Model):
+class Document(Model):
     """Document metadata (CONTRACT §1.3); no names, contents or URLs exist."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
@@ -523,179 +422,10 @@ class Document(_Model):
     def from_json(cls, data: dict[str, Any]) -> Document:
         return cls(
             raw=data,
-            document_id=_str(data, "documentId"),
-            type=_str(data, "type"),
-            status=_str(data, "status"),
-            content_type=_str(data, "contentType"),
-            size_bytes=_int(data, "sizeBytes"),
+            document_id=text_of(data, "documentId"),
+            type=text_of(data, "type"),
+            status=text_of(data, "status"),
+            content_type=text_of(data, "contentType"),
+            size_bytes=int_of(data, "sizeBytes"),
             uploaded_at=parse_timestamp(data.get("uploadedAt")),
-        )
-
-
-@dataclass(frozen=True)
-class WebhookEndpoint(_Model):
-    """A webhook endpoint (spec 2 §2.1, CONTRACT §2.1).
-
-    `secret` is only set on the create answer; it is left out of `repr`.
-    """
-
-    KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "id",
-            "url",
-            "events",
-            "status",
-            "description",
-            "createdAt",
-            "updatedAt",
-            "disabledReason",
-            "consecutiveFailures",
-            "secret",
-        }
-    )
-
-    id: str = ""
-    url: str = ""
-    events: list[str] = field(default_factory=list)
-    status: str = ""
-    description: str | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    disabled_reason: str | None = None
-    consecutive_failures: int = 0
-    secret: str | None = field(default=None, repr=False)
-
-    @property
-    def enabled(self) -> bool:
-        return self.status == "enabled"
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> WebhookEndpoint:
-        return cls(
-            raw=data,
-            id=_str(data, "id") or "",
-            url=_str(data, "url") or "",
-            events=[e for e in _list(data, "events") if isinstance(e, str)],
-            status=_str(data, "status") or "",
-            description=_str(data, "description"),
-            created_at=parse_timestamp(data.get("createdAt")),
-            updated_at=parse_timestamp(data.get("updatedAt")),
-            disabled_reason=_str(data, "disabledReason"),
-            consecutive_failures=_int(data, "consecutiveFailures") or 0,
-            secret=_str(data, "secret"),
-        )
-
-
-@dataclass(frozen=True)
-class RotatedSecret(_Model):
-    """The rotate-secret answer (spec 2 §4.3). Keep the old secret on the receiver
-    until `previous_secret_expires_at`."""
-
-    KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"secret", "previousSecretExpiresAt"})
-
-    secret: str = field(default="", repr=False)
-    previous_secret_expires_at: datetime | None = None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RotatedSecret:
-        return cls(
-            raw=data,
-            secret=_str(data, "secret") or "",
-            previous_secret_expires_at=parse_timestamp(data.get("previousSecretExpiresAt")),
-        )
-
-
-@dataclass(frozen=True)
-class WebhookTestResult(_Model):
-    """The test-send answer (spec 2 §4.4): check `success` even when the call succeeded."""
-
-    KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {"success", "httpStatus", "latencyMs", "responseSnippet", "sentHeaders", "error"}
-    )
-
-    success: bool = False
-    http_status: int | None = None
-    latency_ms: int | None = None
-    response_snippet: str | None = None
-    sent_headers: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> WebhookTestResult:
-        latency = data.get("latencyMs")
-        return cls(
-            raw=data,
-            success=bool(_bool(data, "success")),
-            http_status=_int(data, "httpStatus"),
-            latency_ms=int(latency) if isinstance(latency, int | float) else None,
-            response_snippet=_str(data, "responseSnippet"),
-            sent_headers=_obj(data, "sentHeaders") or {},
-            error=_str(data, "error"),
-        )
-
-
-@dataclass(frozen=True)
-class Delivery(_Model):
-    """A delivery record (CONTRACT §2.1); `status` is kept even when unfamiliar."""
-
-    KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "id",
-            "eventId",
-            "eventType",
-            "status",
-            "attempts",
-            "createdAt",
-            "lastAttemptAt",
-            "nextAttemptAt",
-            "lastHttpStatus",
-            "lastError",
-        }
-    )
-
-    id: str = ""
-    event_id: str | None = None
-    event_type: str | None = None
-    status: str = ""
-    attempts: int = 0
-    created_at: datetime | None = None
-    last_attempt_at: datetime | None = None
-    next_attempt_at: datetime | None = None
-    last_http_status: int | None = None
-    last_error: str | None = None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Delivery:
-        return cls(
-            raw=data,
-            id=_str(data, "id") or "",
-            event_id=_str(data, "eventId"),
-            event_type=_str(data, "eventType"),
-            status=_str(data, "status") or "",
-            attempts=_int(data, "attempts") or 0,
-            created_at=parse_timestamp(data.get("createdAt")),
-            last_attempt_at=parse_timestamp(data.get("lastAttemptAt")),
-            next_attempt_at=parse_timestamp(data.get("nextAttemptAt")),
-            last_http_status=_int(data, "lastHttpStatus"),
-            last_error=_str(data, "lastError"),
-        )
-
-
-@dataclass(frozen=True)
-class DeliveryPage(_Model):
-    """One page of an endpoint's delivery history (CONTRACT §2.1)."""
-
-    KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"data", "nextCursor", "hasMore"})
-
-    data: list[Delivery] = field(default_factory=list)
-    next_cursor: str | None = None
-    has_more: bool = False
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DeliveryPage:
-        return cls(
-            raw=data,
-            data=_list_of(Delivery, _list(data, "data")),
-            next_cursor=_str(data, "nextCursor"),
-            has_more=bool(_bool(data, "hasMore")),
         )

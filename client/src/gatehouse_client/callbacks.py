@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from gatehouse_client._models import parse_timestamp
+from gatehouse_client._fields import parse_timestamp
 
 __all__ = ["CallbackError", "CustomerStatus", "VerificationCallback", "verify_callback"]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from gatehouse_client._models import ApplicationStatus, parse_timestamp
+from gatehouse_client._fields import ApplicationStatus, parse_timestamp
 
 __all__ = ["EVENT_TYPES", "Event"]
 
