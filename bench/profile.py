@@ -38,8 +38,8 @@ def summarize(collapsed: Path, top: int, focus: str) -> str:
     total = 0
     for line in collapsed.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
-        if not stack:
-            continue
+        if not stack or not count_text.isdigit():
+            continue  # a frame name spread over lines
         count = int(count_text)
         frames = stack.split(";")
         if focus and not any(focus in frame for frame in frames):

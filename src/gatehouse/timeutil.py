@@ -17,8 +17,10 @@ def format_ts(value: datetime | None) -> str | None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    elif value.utcoffset():
+        value = value.astimezone(UTC)
+    # isoformat is C code (a list page formats 200 timestamps); "+00:00" becomes "Z".
+    return value.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def parse_ts(text: str) -> datetime:
