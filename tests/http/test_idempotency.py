@@ -233,3 +233,40 @@ async def test_records_expire_after_24_hours_and_are_purged(
     again = await probe_client.post("/v1/probe/things", json={"name": "a"}, headers=headers)
     assert again.status_code == 201 and "idempotent-replayed" not in again.headers
     assert await count_effects(runtime) == 2
+
+
+# -- on the real tenant routes ---------------------------------------------------
+
+
+async def test_replayed_login_session_returns_the_same_link(
+    client: httpx.AsyncClient, tenant: TenantFixture
+) -> None:
+    headers = with_key(tenant, "login-1")
+    body = {"email": "applicant@example.test"}
+    first = await client.post("/v1/login-sessions", json=body, headers=headers)
+    assert first.status_code == 201, first.text
+    second = await client.post("/v1/login-sessions", json=body, headers=headers)
+    assert second.status_code == 201
+    assert second.headers["idempotent-replayed"] == "true"
+    assert second.json()["loginUrl"] == first.json()["loginUrl"]
+    fresh = await client.post("/v1/login-sessions", json=body, headers=tenant.headers)
+    assert fresh.json()["loginUrl"] != first.json()["loginUrl"]
+
+
+async def test_replayed_provisioning_keeps_its_201(
+    client: httpx.AsyncClient, tenant: TenantFixture
+) -> None:
+    headers = with_key(tenant, "provision-1")
+    body = {"email": "idem@example.test", "externalRef": "ref-1"}
+    first = await client.post("/v1/applications", json=body, headers=headers)
+    assert first.status_code == 201, first.text
+    replay = await client.post("/v1/applications", json=body, headers=headers)
+    assert replay.status_code == 201 and replay.headers["idempotent-replayed"] == "true"
+    assert replay.json() == first.json()
+    repeat = await client.post("/v1/applications", json=body, headers=tenant.headers)
+    assert repeat.status_code == 200  # a repeat without the key is the spec's repeat
+    other = await client.post(
+        "/v1/applications", json={**body, "companyName": "Other"}, headers=headers
+    )
+    assert other.status_code == 400
+    assert other.json()["error"]["details"][0]["field"] == "Idempotency-Key"
