@@ -24,6 +24,7 @@ from gatehouse_client import (
     WebhookReceiver,
     verify_callback,
 )
+from starlette.concurrency import run_in_threadpool
 
 
 def create_app(
@@ -39,7 +40,8 @@ def create_app(
     @app.post("/webhooks/gatehouse")
     async def gatehouse_webhook(request: Request) -> Response:
         raw_body = await request.body()  # the exact bytes: never parse before verifying
-        receipt = receiver.receive(raw_body, request.headers.items())
+        # The store writes to disk: keep that off the event loop.
+        receipt = await run_in_threadpool(receiver.receive, raw_body, request.headers.items())
         return Response(receipt.body, receipt.status_code, media_type="application/json")
 
     @app.post("/callbacks/verification")
@@ -54,7 +56,7 @@ def create_app(
         key = f"verification:{callback.uuid}:{callback.event}:{callback.updated_at_text}"
         key += f":{int(callback.new_status)}"
         try:
-            store.accept(key, await request.body())
+            await run_in_threadpool(store.accept, key, await request.body())
         except Exception:
             return Response(status_code=500)
         return Response(status_code=204)
