@@ -150,3 +150,14 @@ async def test_x_forwarded_for_is_believed_only_from_trusted_proxies(database_ur
             headers = {"X-Forwarded-For": f"203.0.113.{100 + n}"}
             codes.append((await direct.get("/v1/x", headers=headers)).status_code)
         assert codes == [404, 404, 429]
+
+
+async def test_unreachable_limiter_storage_serves_without_per_key_headers(
+    database_url: str, tenant: TenantFixture, captured_logs: list[str]
+) -> None:
+    settings = make_settings(database_url, redis_url="redis://127.0.0.1:1/0")
+    async with client_for(settings) as c:
+        response = await c.get("/v1/probe", headers=tenant.headers)
+        assert response.status_code == 200
+        assert not any(h in response.headers for h in RATE_HEADERS)
+    assert any("rate-limit storage unavailable" in line for line in captured_logs)

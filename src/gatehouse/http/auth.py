@@ -134,7 +134,7 @@ async def authorize_tenant(request: Request, scope: str) -> TenantPrincipal:
     runtime = runtime_of(request)
     window = await runtime.limits.hit_key(principal.key_id)
     request.state.ratelimit = window
-    if not window.allowed:
+    if window is not None and not window.allowed:
         metrics.RATE_LIMITED.labels(kind="key").inc()
         raise ApiError(
             RESOURCE_EXHAUSTED,

@@ -6,6 +6,7 @@ GATEHOUSE_REDIS_URL is set, so that several processes share one budget.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -16,6 +17,9 @@ from limits.aio.strategies import FixedWindowRateLimiter
 from limits.storage import storage_from_string
 
 from gatehouse.settings import Settings
+
+log = logging.getLogger("gatehouse.ratelimit")
+FAILURE_LOG_INTERVAL = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +53,42 @@ class RateLimits:
         else:
             self.storage = MemoryStorage()
         self._limiter = FixedWindowRateLimiter(self.storage)
+        self._last_failure_log = -FAILURE_LOG_INTERVAL
         self.per_key = RateLimitItemPerMinute(settings.rate_limit_per_key, namespace="key")
         self.per_ip = RateLimitItemPerMinute(settings.rate_limit_per_ip, namespace="ip")
 
     async def hit_ip(self, address: str) -> bool:
-        """True when the source address may go on (spec 1 §8, before authentication)."""
-        return await self._limiter.hit(self.per_ip, address)
+        """True when the source address may go on (spec 1 §8, before authentication).
 
-    async def hit_key(self, key_id: str) -> Window:
-        allowed = await self._limiter.hit(self.per_key, key_id)
-        stats = await self._limiter.get_window_stats(self.per_key, key_id)
+        When the limiter's storage cannot be reached the request goes on.
+        """
+        try:
+            return await self._limiter.hit(self.per_ip, address)
+        except Exception:
+            self._storage_failed()
+            return True
+
+    async def hit_key(self, key_id: str) -> Window | None:
+        """Count one request of the key; None when no window could be read.
+
+        Spec 1 §8: a request whose limiter window could not be read is served
+        without the per-key headers (absence does not mean unlimited).
+        """
+        try:
+            allowed = await self._limiter.hit(self.per_key, key_id)
+            stats = await self._limiter.get_window_stats(self.per_key, key_id)
+        except Exception:
+            self._storage_failed()
+            return None
         reset = max(1, math.ceil(stats.reset_time - time.time()))
         return Window(allowed, self.per_key.amount, max(0, stats.remaining), reset)
+
+    def _storage_failed(self) -> None:
+        # One warning per interval: an unreachable Redis must not flood the log.
+        now = time.monotonic()
+        if now - self._last_failure_log >= FAILURE_LOG_INTERVAL:
+            self._last_failure_log = now
+            log.warning("rate-limit storage unavailable; requests are served unlimited")
 
     async def reset(self) -> None:
         await self.storage.reset()
