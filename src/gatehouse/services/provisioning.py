@@ -35,6 +35,7 @@ from gatehouse.services.application_reads import load_application_view
 from gatehouse.services.guards import TenantWrite, enforce
 from gatehouse.services.intakes import choose_intake
 from gatehouse.services.login_links import mint_link
+from gatehouse.services.views import application_view
 from gatehouse.storage.tables.applications import Application, Member
 
 
@@ -76,16 +77,15 @@ async def _insert_application(
         session.add(application)
         await session.flush()
         return application
+    # RETURNING the whole row gives the ORM object without a second query (issue 8).
     stmt = (
         postgresql.insert(Application)
         .values(**values)
         .on_conflict_do_nothing(index_elements=["tenant_id", "identity"])
-        .returning(Application.id)
+        .returning(Application)
     )
-    inserted = (await session.execute(stmt)).scalar_one_or_none()
-    if inserted is None:
-        return None
-    return await repo.application_by_id(session, inserted)
+    inserted: Application | None = (await session.execute(stmt)).scalar_one_or_none()
+    return inserted
 
 
 def _add_applicant_member(session: AsyncSession, application: Application, now: Any) -> Member:
@@ -168,7 +168,11 @@ async def create_application(
         result.application.id,
         result.application.id,
     )
-    view = await load_application_view(session, result.application)
+    if result.created:
+        # A new application has only its applicant, no decision and no request yet.
+        view = application_view(result.application, [result.applicant_member], None, None)
+    else:
+        view = await load_application_view(session, result.application)
     return (201 if result.created else 200), view
 
 
