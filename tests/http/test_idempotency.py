@@ -164,6 +164,16 @@ async def test_5xx_401_and_429_are_not_stored(
     assert await records(runtime) == []
 
 
+async def test_an_answer_not_made_through_respond_frees_the_key(
+    probe_client: httpx.AsyncClient, tenant: TenantFixture, runtime: Runtime
+) -> None:
+    headers = with_key(tenant, "plain")
+    for _ in range(2):
+        response = await probe_client.post("/v1/probe/plain", headers=headers)
+        assert response.status_code == 200 and "idempotent-replayed" not in response.headers
+    assert await records(runtime) == []
+
+
 async def test_record_commits_with_the_effects(
     probe_client: httpx.AsyncClient, tenant: TenantFixture, runtime: Runtime
 ) -> None:

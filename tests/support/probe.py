@@ -106,6 +106,12 @@ async def probe_rollback(
         raise RuntimeError("the commit never happens")
 
 
+@router.post("/plain")
+async def probe_plain(principal: WriteApplications) -> Response:
+    """A write that answers without `respond`: nothing is stored for its key."""
+    return json_response(200, {"plain": True})
+
+
 @router.post("/crash")
 async def probe_crash(principal: WriteApplications) -> Response:
     raise RuntimeError("probe crash with service_abcdefghijkl_" + "A" * 40)

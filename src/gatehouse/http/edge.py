@@ -87,6 +87,10 @@ class EdgeMiddleware:
                 await send_with_headers({"type": "http.response.body", "body": b""})
                 return
             await self.app(scope, receive, send_with_headers)
+            if state.get("idempotency") is not None and not state.get("idempotency_completed"):
+                # The route answered without `respond` (or with a 5xx of its own making):
+                # nothing was stored, so free the key for a retry.
+                await state["idempotency_release"]()
         except Exception:
             log.exception("unhandled error", extra={"request_id": request_id, "path": path})
             release = state.get("idempotency_release")

@@ -190,6 +190,7 @@ async def complete(session: AsyncSession, request: Request, response: Response) 
     if context is None:
         return
     runtime = _runtime(request)
+    request.state.idempotency_completed = True
     if not _storable(response.status_code):
         await session.execute(_release_statement(context))
         return
