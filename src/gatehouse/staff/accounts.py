@@ -285,6 +285,7 @@ async def create_api_key(
 ) -> dict[str, object]:
     """A new key `service_<keyId>_<secret>` (CONTRACT §1.1); shown once, stored hashed."""
     chosen = validate_scopes(scopes)
+    name = cut_text(name) or None
     key_id = _short_id(16)
     secret = random_token(40)
     now = runtime.now()
