@@ -122,6 +122,17 @@ async def test_query_validation_error_uses_the_error_body(
     assert error["details"][0]["field"] == "limit"  # type: ignore[index]
 
 
+@pytest.mark.parametrize(
+    ("status", "code"),
+    [(400, "invalid-argument"), (410, "failed-precondition"), (503, "unavailable")],
+)
+async def test_framework_http_exceptions_use_the_error_body(
+    probe_client: httpx.AsyncClient, tenant: TenantFixture, status: int, code: str
+) -> None:
+    response = await probe_client.get(f"/v1/probe/http-exception/{status}", headers=tenant.headers)
+    assert_error(response, status, code)
+
+
 async def test_unexpected_exception_is_generic_500_logged_with_request_id(
     probe_client: httpx.AsyncClient, tenant: TenantFixture, captured_logs: list[str]
 ) -> None:

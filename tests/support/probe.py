@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 from sqlalchemy import func, select
 from starlette.responses import Response
@@ -110,6 +110,12 @@ async def probe_rollback(
 async def probe_plain(principal: WriteApplications) -> Response:
     """A write that answers without `respond`: nothing is stored for its key."""
     return json_response(200, {"plain": True})
+
+
+@router.get("/http-exception/{status}")
+async def probe_http_exception(status: int, principal: ReadApplications) -> Response:
+    """A framework-style HTTPException, as a library or a guard might raise."""
+    raise HTTPException(status_code=status, detail="from a library")
 
 
 @router.post("/crash")

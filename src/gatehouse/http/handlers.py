@@ -18,8 +18,11 @@ _STATUS_CODES = {
     404: "not-found",
     405: "method-not-allowed",
     409: "already-exists",
+    410: "failed-precondition",
     413: "invalid-argument",
+    415: "invalid-argument",
     429: "resource-exhausted",
+    503: "unavailable",
 }
 
 
@@ -68,7 +71,9 @@ def allowed_methods(request: Request) -> list[str]:
 
 async def http_exception_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
-    code = _STATUS_CODES.get(exc.status_code, "internal")
+    code = _STATUS_CODES.get(
+        exc.status_code, "internal" if exc.status_code >= 500 else "failed-precondition"
+    )
     headers = dict(exc.headers or {})
     if exc.status_code == 404:
         message = "No such route."
