@@ -56,4 +56,11 @@ StaffAnalyst = Annotated[StaffPrincipal, Depends(staff_with_role("analyst"))]
 StaffMlro = Annotated[StaffPrincipal, Depends(staff_with_role("mlro"))]
 StaffAdmin = Annotated[StaffPrincipal, Depends(staff_with_role("admin"))]
 StaffSuperAdmin = Annotated[StaffPrincipal, Depends(staff_with_role("super_admin"))]
-RuntimeDep = Annotated[Runtime, Depends(runtime_of)]
+
+
+async def _runtime(request: Request) -> Runtime:
+    # async: FastAPI runs a plain `def` dependency in a worker thread, on every request.
+    return runtime_of(request)
+
+
+RuntimeDep = Annotated[Runtime, Depends(_runtime)]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.services.applications_repo import CURRENT_REQUEST_STATES
@@ -58,7 +58,8 @@ def _item_count(states: frozenset[str]) -> Any:
     )
 
 
-def _statement(application_id: str) -> Any:
+def _statement() -> Any:
+    application_id = bindparam("application_id", type_=Application.id.type)
     latest_decision = (
         select(Decision.id)
         .where(Decision.application_id == application_id)
@@ -105,9 +106,13 @@ def _statement(application_id: str) -> Any:
     )
 
 
+# Built once: SQLAlchemy then reuses its compiled form and cache key on every read.
+_STATEMENT = _statement()
+
+
 async def load_attachments(session: AsyncSession, application_id: str) -> Attachments:
     """Members (joining order, ties by uid), latest decision, current request summary."""
-    rows = (await session.execute(_statement(application_id))).all()
+    rows = (await session.execute(_STATEMENT, {"application_id": application_id})).all()
     members = [
         Member(
             id=row.member_id,
