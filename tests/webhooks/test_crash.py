@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,9 +43,17 @@ def _env(runtime: Runtime) -> dict[str, str]:
 
 
 class WorkerProcess:
-    def __init__(self, runtime: Runtime, lease: float = 2.0) -> None:
+    def __init__(self, runtime: Runtime, lease: float = 2.0, poll: float = 0.1) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.webhooks.worker_process", "--lease", str(lease)],
+            [
+                sys.executable,
+                "-m",
+                "tests.webhooks.worker_process",
+                "--lease",
+                str(lease),
+                "--poll",
+                str(poll),
+            ],
             cwd=ROOT,
             env=_env(runtime),
             stdout=subprocess.PIPE,
@@ -173,3 +182,23 @@ async def test_two_workers_share_the_outbox_without_double_attempts(
     assert {event_id for event_id, _ in pairs} == set(event_ids)
     assert sum(s["attempted"] for s in stats) == total
     assert all(s["attempted"] > 0 for s in stats), stats
+
+
+@pytest.mark.skipif(not os.environ.get("GATEHOUSE_TEST_DATABASE_URL"), reason="needs PostgreSQL")
+async def test_notify_wakes_another_process_at_once(
+    client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    runtime: Runtime,
+    receiver: Receiver,
+    workers: list[WorkerProcess],
+) -> None:
+    await create_endpoint(client, tenant, receiver.url)
+    worker = WorkerProcess(runtime, poll=60)  # only LISTEN/NOTIFY can wake it in time
+    workers.append(worker)
+    await asyncio.sleep(1.0)  # its LISTEN connection is up
+    for _ in range(3):
+        await _publish_many(runtime, tenant.tenant_id, 1)
+        committed = time.time()
+        got = await asyncio.to_thread(receiver.wait_for, len(receiver.snapshot()) + 1, 5)
+        assert got[-1].at - committed < 1.0
+    worker.stop()

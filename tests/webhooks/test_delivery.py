@@ -456,3 +456,30 @@ async def test_staff_routes_need_roles(
     assert missing.status_code == 404
     bad = await client.get("/staff/v1/deliveries?bogus=1", headers=admin.headers)
     assert bad.status_code == 400
+
+
+async def test_a_publish_in_this_process_wakes_the_worker_at_once(
+    client: httpx.AsyncClient, tenant: TenantFixture, runtime: Runtime, receiver: Receiver
+) -> None:
+    import asyncio
+
+    await create_endpoint(client, tenant, receiver.url)
+    stop = asyncio.Event()
+    worker = DeliveryWorker(runtime, poll_seconds=60)  # polling alone would take a minute
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        await asyncio.sleep(0.2)
+        for n in range(3):
+            await emit(runtime, tenant.tenant_id)
+            committed = time.time()
+            got = await wait_requests(receiver, n + 1, timeout=5)
+            assert got[-1].at - committed < 1.0
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 20)
+
+
+def test_the_worker_is_registered() -> None:
+    from gatehouse.workers import registered_workers
+
+    assert "webhooks" in dict(registered_workers())

@@ -107,7 +107,7 @@ def test_next_step_cap_bound_and_retry_after() -> None:
         == "dead"
     )
     # 20 attempts: the 24 h bound from the first attempt ends the delivery first.
-    late = NOW + timedelta(hours=20)
+    late = NOW + timedelta(hours=21, minutes=1)  # any 3-6 h delay passes 24 h
     assert (
         rules.next_step(
             fail, attempts_made=15, first_attempt_at=NOW, now=late, max_attempts=20, scale=1.0

@@ -17,13 +17,15 @@ from gatehouse.settings import Settings
 from gatehouse.webhooks.worker import DeliveryWorker
 
 
-async def main(lease: float, concurrency: int) -> None:
+async def main(lease: float, concurrency: int, poll: float) -> None:
     runtime = Runtime.build(Settings())
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    worker = DeliveryWorker(runtime, lease_seconds=lease, poll_seconds=0.1, concurrency=concurrency)
+    worker = DeliveryWorker(
+        runtime, lease_seconds=lease, poll_seconds=poll, concurrency=concurrency
+    )
     print(json.dumps({"ready": True}), flush=True)
     try:
         await worker.run(stop)
@@ -36,5 +38,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--lease", type=float, default=2.0)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--poll", type=float, default=0.1)
     args = parser.parse_args()
-    asyncio.run(main(args.lease, args.concurrency))
+    asyncio.run(main(args.lease, args.concurrency, args.poll))

@@ -43,6 +43,7 @@ DEFAULT_LEASE_SECONDS = 30.0
 DEFAULT_POLL_SECONDS = 1.0
 HEALTH_CHECK_SECONDS = 5.0
 MAX_RECORD_BATCH = 500
+_NEXT_DUE = select(func.min(Delivery.next_attempt_at)).where(Delivery.status == "pending")
 _DELIVERIES: Table = Delivery.__table__  # type: ignore[assignment]
 
 
@@ -175,6 +176,12 @@ class DeliveryWorker:
     async def _claim(self, limit: int) -> tuple[list[Claim], datetime | None]:
         """Lease up to `limit` due deliveries; also answer when the next one falls due."""
         now = self.runtime.now()
+        # Look before taking the write lock: an idle worker must not queue
+        # behind (or hold up) the API's writers every poll on SQLite.
+        async with self.runtime.db.read() as session:
+            next_due = await session.scalar(_NEXT_DUE)
+        if next_due is None or next_due > now:
+            return [], next_due
         token = new_id("clm")
         lease_end = now + self.lease
         async with self.runtime.db.write() as session:
@@ -226,9 +233,7 @@ class DeliveryWorker:
             ]
             if claims:
                 claims = await self._load_targets(session, claims, now)
-            next_due = await session.scalar(
-                select(func.min(Delivery.next_attempt_at)).where(Delivery.status == "pending")
-            )
+            next_due = await session.scalar(_NEXT_DUE)
         self.stats.claimed += len(claims)
         return claims, next_due
 
