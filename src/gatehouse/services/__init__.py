@@ -1,1 +1,1 @@
-"""Use cases: one function per operation, called by thin endpoints; each runs inside a unit of work."""
+"""Use cases: one function per operation, called by thin endpoints, each in a unit of work."""
