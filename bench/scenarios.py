@@ -10,9 +10,10 @@ import httpx
 
 from bench.loadgen import Load
 from bench.seed import Seeded
-from bench.server import BASELINE_PATH
+from bench.server import AUTHENTICATED_PATH, BASELINE_PATH
 
 BASELINE = "baseline"
+AUTHENTICATED = "authenticated no-op (/v1)"
 READ = "application read"
 LIST_FIRST = "list page of 100"
 LIST_DEEP = "list page of 100 at depth"
@@ -64,6 +65,7 @@ def build(seeded: Seeded, cursor: str | None, depth: int) -> list[Scenario]:
     members = [f"/v1/applications/{app_id}/members" for app_id in seeded.sample_ids]
     scenarios = [
         Scenario(BASELINE, Load("GET", [BASELINE_PATH]), 200),
+        Scenario(AUTHENTICATED, Load("GET", [AUTHENTICATED_PATH], auth), 200),
         Scenario(READ, Load("GET", reads, auth), 200),
         Scenario(LIST_FIRST, Load("GET", ["/v1/applications?limit=100"], auth), 200),
     ]

@@ -18,20 +18,31 @@ from starlette.responses import Response
 
 from gatehouse import logs
 from gatehouse.app import create_app
+from gatehouse.http.dependencies import ReadApplications
 from gatehouse.http.responses import JSONResponse
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from gatehouse.storage.migrate import upgrade
 
 BASELINE_PATH = "/bench/baseline"
+AUTHENTICATED_PATH = "/v1/bench/authenticated"
 
 
 def add_baseline_route(app: FastAPI) -> None:
-    """A trivial JSON route served by the same stack (ASGI app, middleware, orjson)."""
+    """A trivial JSON route served by the same stack (ASGI app, middleware, orjson).
+
+    Also a trivial *authenticated* `/v1` route (per-IP limit, API key, per-key
+    limit, scope, no database work), which splits a scenario's cost into the
+    tenant API's fixed part and the route's own.
+    """
 
     @app.get(BASELINE_PATH, include_in_schema=False)
     async def baseline() -> Response:
         return JSONResponse({"status": "ok"})
+
+    @app.get(AUTHENTICATED_PATH, include_in_schema=False)
+    async def authenticated(principal: ReadApplications) -> Response:
+        return JSONResponse({"tenantId": principal.tenant_id})
 
 
 def asgi_app() -> FastAPI:

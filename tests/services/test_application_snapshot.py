@@ -6,10 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import update
+
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
 from gatehouse.services import applications_repo as repo
-from gatehouse.services.application_snapshot import load_attachments
+from gatehouse.services.application_snapshot import load_attachments, read_application_view
 from gatehouse.services.views import application_view, open_info_request_view
 from gatehouse.storage.tables.applications import (
     Application,
@@ -82,6 +84,7 @@ async def test_no_members_no_decision_no_request(runtime: Runtime, tenant: Tenan
     app_id = await _application(runtime, tenant, members=0)
     snapshot = await _snapshot_view(runtime, app_id)
     assert snapshot == await _per_table_view(runtime, app_id)
+    assert await read_application_view(runtime.db, tenant.tenant_id, app_id) == snapshot
     assert snapshot["members"] == [] and snapshot["decision"] is None
     assert snapshot["openInfoRequest"] is None
 
@@ -149,6 +152,7 @@ async def test_members_decisions_and_requests_match_the_per_table_reads(
                 )
     snapshot = await _snapshot_view(runtime, app_id)
     assert snapshot == await _per_table_view(runtime, app_id)
+    assert await read_application_view(runtime.db, tenant.tenant_id, app_id) == snapshot
     assert [m["email"] for m in snapshot["members"]] == [
         "m0@example.test",
         "m1@example.test",
@@ -162,3 +166,17 @@ async def test_members_decisions_and_requests_match_the_per_table_reads(
     assert summary["requestId"] == "ir_2"
     assert (summary["openItems"], summary["answeredItems"]) == (2, 2)
     assert await _snapshot_view(runtime, other_id) == await _per_table_view(runtime, other_id)
+
+
+async def test_the_one_statement_read_hides_missing_foreign_and_erased(
+    runtime: Runtime, tenant: TenantFixture
+) -> None:
+    app_id = await _application(runtime, tenant, members=2)
+    assert await read_application_view(runtime.db, tenant.tenant_id, app_id) is not None
+    assert await read_application_view(runtime.db, "ten_other", app_id) is None
+    assert await read_application_view(runtime.db, tenant.tenant_id, "app_missing") is None
+    async with runtime.db.write() as session:
+        await session.execute(
+            update(Application).where(Application.id == app_id).values(erased_at=runtime.now())
+        )
+    assert await read_application_view(runtime.db, tenant.tenant_id, app_id) is None

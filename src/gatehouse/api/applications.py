@@ -9,9 +9,11 @@ from gatehouse.api.common import tenant_write
 from gatehouse.api.schemas import ProvisionBody
 from gatehouse.http.body import body_schema, parse_body
 from gatehouse.http.dependencies import ReadApplications, RuntimeDep, WriteApplications
+from gatehouse.http.errors import not_found
 from gatehouse.http.responses import json_response, respond
 from gatehouse.services import application_reads as reads
 from gatehouse.services.application_list import list_applications, parse_list_query
+from gatehouse.services.application_snapshot import read_application_view
 from gatehouse.services.provisioning import create_application
 
 router = APIRouter(tags=["applications"])
@@ -46,8 +48,9 @@ async def get_application(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
     """The application (spec 1 §4.3); missing, foreign and erased are one 404."""
-    async with runtime.db.read() as session:
-        view = await reads.read_application(session, principal.tenant_id, client_id)
+    view = await read_application_view(runtime.db, principal.tenant_id, client_id)
+    if view is None:
+        raise not_found(reads.APPLICATION_NOT_FOUND)
     return json_response(200, view)
 
 

@@ -23,8 +23,10 @@ from gatehouse.services.applications_repo import CURRENT_REQUEST_STATES
 from gatehouse.services.views import (
     ANSWERED_ITEM_STATES,
     OPEN_ITEM_STATES,
+    application_view,
     open_info_request_view,
 )
+from gatehouse.storage.db import Database
 from gatehouse.storage.tables.applications import (
     Application,
     Decision,
@@ -58,7 +60,24 @@ def _item_count(states: frozenset[str]) -> Any:
     )
 
 
-def _statement() -> Any:
+# The application's own columns that its read shows (views.application_summary_view).
+_APPLICATION_COLUMNS = (
+    Application.id,
+    Application.tenant_id,
+    Application.erased_at,
+    Application.external_ref,
+    Application.company_name,
+    Application.label_id,
+    Application.applicant_email,
+    Application.status,
+    Application.created_at,
+    Application.updated_at,
+    Application.submitted_at,
+    Application.rejection_reason,
+)
+
+
+def _statement(*leading: Any) -> Any:
     application_id = bindparam("application_id", type_=Application.id.type)
     latest_decision = (
         select(Decision.id)
@@ -79,6 +98,7 @@ def _statement() -> Any:
     )
     return (
         select(
+            *leading,
             Member.id.label("member_id"),
             Member.email,
             Member.role,
@@ -108,11 +128,40 @@ def _statement() -> Any:
 
 # Built once: SQLAlchemy then reuses its compiled form and cache key on every read.
 _STATEMENT = _statement()
+_READ_STATEMENT = _statement(*_APPLICATION_COLUMNS)
 
 
 async def load_attachments(session: AsyncSession, application_id: str) -> Attachments:
     """Members (joining order, ties by uid), latest decision, current request summary."""
     rows = (await session.execute(_STATEMENT, {"application_id": application_id})).all()
+    return _attachments(rows, application_id)
+
+
+async def read_application_view(
+    db: Database, tenant_id: str, application_id: str
+) -> dict[str, Any] | None:
+    """The whole application read (spec 1 §2.3) in one statement on a plain connection.
+
+    None for a missing, foreign or erased application (all the same 404, spec 1
+    §4.3). A Core connection, not an ORM session: the read needs no unit of work,
+    and the session's own cost was larger than the query's.
+    """
+    async with db.read_engine.connect() as connection:
+        result = await connection.execute(_READ_STATEMENT, {"application_id": application_id})
+        rows = result.all()
+    if not rows or rows[0].tenant_id != tenant_id or rows[0].erased_at is not None:
+        return None
+    first = rows[0]
+    application = Application(
+        **{column.key: getattr(first, column.key) for column in _APPLICATION_COLUMNS}
+    )
+    found = _attachments(rows, application_id)
+    return application_view(
+        application, found.members, found.latest_decision, found.open_info_request
+    )
+
+
+def _attachments(rows: Sequence[Any], application_id: str) -> Attachments:
     members = [
         Member(
             id=row.member_id,
