@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import literal, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -20,6 +20,7 @@ from gatehouse.crypto import Crypto
 from gatehouse.domain.normalize import cut_text
 from gatehouse.http.cursors import decode_cursor, encode_cursor
 from gatehouse.http.errors import invalid_argument
+from gatehouse.services.application_snapshot import SUMMARY_COLUMNS
 from gatehouse.services.views import application_summary_view
 from gatehouse.storage.tables.applications import Application
 from gatehouse.timeutil import parse_ts
@@ -109,7 +110,8 @@ async def list_applications(
     session: AsyncSession, crypto: Crypto, tenant_id: str, query: ListQuery
 ) -> dict[str, Any]:
     """`{data, nextCursor, hasMore}`; erased applications never appear."""
-    stmt = select(Application).where(
+    # Only the columns a list element shows, as plain rows: no ORM objects (issue 8).
+    stmt = select(*SUMMARY_COLUMNS).where(
         Application.tenant_id == tenant_id, Application.erased_at.is_(None)
     )
     if query.status is not None:
@@ -134,7 +136,7 @@ async def list_applications(
     stmt = stmt.order_by(Application.updated_at.desc(), Application.id.desc()).limit(
         query.limit + 1
     )
-    rows = list((await session.execute(stmt)).scalars())
+    rows = [cast(Application, row) for row in (await session.execute(stmt)).all()]
     has_more = len(rows) > query.limit
     page = rows[: query.limit]
     next_cursor = None

@@ -61,7 +61,7 @@ def _item_count(states: frozenset[str]) -> Any:
 
 
 # The application's own columns that its read shows (views.application_summary_view).
-_APPLICATION_COLUMNS = (
+SUMMARY_COLUMNS = (
     Application.id,
     Application.tenant_id,
     Application.erased_at,
@@ -128,7 +128,7 @@ def _statement(*leading: Any) -> Any:
 
 # Built once: SQLAlchemy then reuses its compiled form and cache key on every read.
 _STATEMENT = _statement()
-_READ_STATEMENT = _statement(*_APPLICATION_COLUMNS)
+_READ_STATEMENT = _statement(*SUMMARY_COLUMNS)
 
 
 async def load_attachments(session: AsyncSession, application_id: str) -> Attachments:
@@ -153,7 +153,7 @@ async def read_application_view(
         return None
     first = rows[0]
     application = Application(
-        **{column.key: getattr(first, column.key) for column in _APPLICATION_COLUMNS}
+        **{column.key: getattr(first, column.key) for column in SUMMARY_COLUMNS}
     )
     found = _attachments(rows, application_id)
     return application_view(
