@@ -136,6 +136,8 @@ class Receiver:
         chunks = []
         while True:
             message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # the sender died mid-request (the crash test): nothing arrived
             chunks.append(message.get("body", b""))
             if not message.get("more_body"):
                 break

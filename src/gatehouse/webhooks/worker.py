@@ -23,8 +23,9 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import Table, bindparam, func, literal, or_, select, update
+from sqlalchemy import Table, and_, bindparam, func, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.ids import new_id
@@ -98,6 +99,8 @@ class DeliveryWorker:
         self._in_flight = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._next_health_check = 0.0
+        self._more_due = True
+        self._secrets: dict[str, str] = {}
 
     # --- the loop -------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:
@@ -121,13 +124,25 @@ class DeliveryWorker:
                     self._slot_freed.clear()
                     await self._wait(self._slot_freed, self.poll_seconds, stop)
                     continue
+                woken = self._wake.is_set() or self._more_due
                 self._wake.clear()
-                claims, next_due = await self._claim(free)
+                # Woken by a publish (or a full batch): claim at once. Otherwise look
+                # first, so an idle worker does not take the write lock every poll.
+                if not woken:
+                    next_due = await self._next_due()
+                    if next_due is None or next_due > self.runtime.now():
+                        await self._wait(self._wake, self._sleep_for(next_due), stop)
+                        continue
+                claims = await self._claim(free)
                 for claim in claims:
                     self._start(claim)
-                if len(claims) == free:
-                    continue  # more may be due right now
-                await self._wait(self._wake, self._sleep_for(next_due), stop)
+                self._more_due = len(claims) == free
+                if self._more_due:
+                    continue
+                # Sends are under way; now find when the next delivery falls due
+                # (not sooner than 10 ms after an empty claim: another worker holds it).
+                pause = self._sleep_for(await self._next_due())
+                await self._wait(self._wake, pause if claims else max(pause, 0.01), stop)
         finally:
             unregister()
             await self._drain()
@@ -173,15 +188,14 @@ class DeliveryWorker:
                 await asyncio.wait_for(self._slot_freed.wait(), 0.5)
 
     # --- claiming ---------------------------------------------------------------
-    async def _claim(self, limit: int) -> tuple[list[Claim], datetime | None]:
-        """Lease up to `limit` due deliveries; also answer when the next one falls due."""
-        now = self.runtime.now()
-        # Look before taking the write lock: an idle worker must not queue
-        # behind (or hold up) the API's writers every poll on SQLite.
+    async def _next_due(self) -> datetime | None:
+        """When the earliest pending delivery (or expiring lease) falls due."""
         async with self.runtime.db.read() as session:
-            next_due = await session.scalar(_NEXT_DUE)
-        if next_due is None or next_due > now:
-            return [], next_due
+            return await session.scalar(_NEXT_DUE)
+
+    async def _claim(self, limit: int) -> list[Claim]:
+        """Lease up to `limit` due deliveries, with what sending them needs."""
+        now = self.runtime.now()
         token = new_id("clm")
         lease_end = now + self.lease
         async with self.runtime.db.write() as session:
@@ -233,9 +247,8 @@ class DeliveryWorker:
             ]
             if claims:
                 claims = await self._load_targets(session, claims, now)
-            next_due = await session.scalar(_NEXT_DUE)
         self.stats.claimed += len(claims)
-        return claims, next_due
+        return claims
 
     async def _load_targets(
         self, session: AsyncSession, claims: list[Claim], now: datetime
@@ -248,32 +261,32 @@ class DeliveryWorker:
                 await session.execute(select(Event.id, Event.body).where(Event.id.in_(event_ids)))
             ).all()
         )
-        endpoints = {
-            row[0]: row
-            for row in (
-                await session.execute(
-                    select(
-                        WebhookEndpoint.id,
-                        WebhookEndpoint.url,
-                        WebhookEndpoint.status,
-                        WebhookEndpoint.deleted_at,
-                    ).where(WebhookEndpoint.id.in_(endpoint_ids))
-                )
-            ).all()
-        }
-        secret_rows = (
+        # Endpoints and their active secrets (newest first) in one round trip.
+        active_secret = and_(
+            WebhookSecret.endpoint_id == WebhookEndpoint.id,
+            or_(WebhookSecret.expires_at.is_(None), WebhookSecret.expires_at > now),
+        )
+        rows = (
             await session.execute(
-                select(WebhookSecret.endpoint_id, WebhookSecret.secret_encrypted)
-                .where(
-                    WebhookSecret.endpoint_id.in_(endpoint_ids),
-                    or_(WebhookSecret.expires_at.is_(None), WebhookSecret.expires_at > now),
+                select(
+                    WebhookEndpoint.id,
+                    WebhookEndpoint.url,
+                    WebhookEndpoint.status,
+                    WebhookEndpoint.deleted_at,
+                    WebhookSecret.id,
+                    WebhookSecret.secret_encrypted,
                 )
-                .order_by(WebhookSecret.endpoint_id, WebhookSecret.generation.desc())
+                .outerjoin(WebhookSecret, active_secret)
+                .where(WebhookEndpoint.id.in_(endpoint_ids))
+                .order_by(WebhookEndpoint.id, WebhookSecret.generation.desc())
             )
         ).all()
+        endpoints: dict[str, Any] = {}
         secrets: dict[str, list[str]] = defaultdict(list)
-        for endpoint_id, encrypted in secret_rows:
-            secrets[endpoint_id].append(self.runtime.crypto.decrypt_text(encrypted))
+        for row in rows:
+            endpoints.setdefault(row[0], row)
+            if row[4] is not None:
+                secrets[row[0]].append(self._secret(row[4], row[5]))
         ready: list[Claim] = []
         for claim in claims:
             endpoint = endpoints.get(claim.endpoint_id)
@@ -288,6 +301,14 @@ class DeliveryWorker:
                 claim.secrets = tuple(secrets.get(claim.endpoint_id, ()))
                 ready.append(claim)
         return ready
+
+    def _secret(self, secret_id: str, encrypted: str) -> str:
+        # Secrets never change once written: decrypt each once per process.
+        secret = self._secrets.get(secret_id)
+        if secret is None:
+            secret = self.runtime.crypto.decrypt_text(encrypted)
+            self._secrets[secret_id] = secret
+        return secret
 
     @staticmethod
     async def _retire(session: AsyncSession, claim: Claim, status: str, error: str) -> None:
