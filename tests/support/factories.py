@@ -16,10 +16,10 @@ from tests.support.leaks import remember
 @dataclass
 class TenantFixture:
     tenant_id: str
-    api_key: str
+    api_key: str = field(repr=False)  # a secret: kept out of failure reports
     key_id: str
     label_id: str | None = None
-    keys: dict[str, str] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -31,7 +31,7 @@ class StaffFixture:
     staff_id: str
     email: str
     role: str
-    token: str
+    token: str = field(repr=False)
 
     @property
     def headers(self) -> dict[str, str]:
