@@ -483,3 +483,29 @@ def test_the_worker_is_registered() -> None:
     from gatehouse.workers import registered_workers
 
     assert "webhooks" in dict(registered_workers())
+
+
+async def test_deliveries_during_rotation_carry_both_signatures_newest_first(
+    client: httpx.AsyncClient,
+    tenant: TenantFixture,
+    runtime: Runtime,
+    receiver: Receiver,
+    worker: DeliveryWorker,
+) -> None:
+    from tests.webhooks.receiver import verify_delivery
+
+    created = await create_endpoint(client, tenant, receiver.url)
+    old = created["secret"]
+    rotated = await client.post(
+        f"/v1/webhooks/{created['id']}/rotate-secret", headers=tenant.headers
+    )
+    new = rotated.json()["secret"]
+    await emit(runtime, tenant.tenant_id)
+    [got] = await wait_requests(receiver, 1)
+    first, second = got.headers["gatehouse-signature"].split(" ")
+    assert verify_delivery(got.headers, got.body, [old]) is None
+    assert verify_delivery(got.headers, got.body, [new]) is None
+    only_new = {**got.headers, "gatehouse-signature": first}
+    only_old = {**got.headers, "gatehouse-signature": second}
+    assert verify_delivery(only_new, got.body, [new]) is None
+    assert verify_delivery(only_old, got.body, [old]) is None

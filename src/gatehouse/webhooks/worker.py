@@ -25,7 +25,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, func, literal, or_, select, update
+from sqlalchemy import (
+    Table,
+    and_,
+    bindparam,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.ids import new_id
@@ -232,23 +242,83 @@ class DeliveryWorker:
                 )
                 .execution_options(synchronize_session=False)
             )
-            rows = (await session.execute(stmt)).all()
-            claims = [
-                Claim(
-                    delivery_id=row[0],
-                    event_id=row[1],
-                    event_type=row[2],
-                    endpoint_id=row[3],
-                    attempt=int(row[4]),
-                    first_attempt_at=row[5] or now,
-                    token=token,
-                )
-                for row in rows
-            ]
-            if claims:
-                claims = await self._load_targets(session, claims, now)
+            if not self.runtime.db.is_sqlite:
+                # PostgreSQL: the event body, the endpoint and its active secrets come
+                # back from the claim itself (one round trip). SQLite's RETURNING
+                # cannot name joined tables; its extra queries cost no network.
+                claims = await self._claim_with_targets(session, stmt, token, now)
+            else:
+                rows = (await session.execute(stmt)).all()
+                claims = [
+                    Claim(
+                        delivery_id=row[0],
+                        event_id=row[1],
+                        event_type=row[2],
+                        endpoint_id=row[3],
+                        attempt=int(row[4]),
+                        first_attempt_at=row[5] or now,
+                        token=token,
+                    )
+                    for row in rows
+                ]
+                if claims:
+                    claims = await self._load_targets(session, claims, now)
         self.stats.claimed += len(claims)
         return claims
+
+    async def _claim_with_targets(
+        self, session: AsyncSession, stmt: Any, token: str, now: datetime
+    ) -> list[Claim]:
+        from sqlalchemy.dialects.postgresql import aggregate_order_by
+
+        active_secrets = (
+            select(
+                func.string_agg(
+                    WebhookSecret.id + " " + WebhookSecret.secret_encrypted,
+                    aggregate_order_by(literal_column("'|'"), WebhookSecret.generation.desc()),
+                )
+            )
+            .where(
+                WebhookSecret.endpoint_id == Delivery.endpoint_id,
+                or_(WebhookSecret.expires_at.is_(None), WebhookSecret.expires_at > now),
+            )
+            .correlate(Delivery)
+            .scalar_subquery()
+        )
+        stmt = stmt.where(
+            Event.id == Delivery.event_id, WebhookEndpoint.id == Delivery.endpoint_id
+        ).returning(
+            Event.body,
+            WebhookEndpoint.url,
+            WebhookEndpoint.status,
+            WebhookEndpoint.deleted_at,
+            active_secrets,
+        )
+        ready: list[Claim] = []
+        for row in (await session.execute(stmt)).all():
+            claim = Claim(
+                delivery_id=row[0],
+                event_id=row[1],
+                event_type=row[2],
+                endpoint_id=row[3],
+                attempt=int(row[4]),
+                first_attempt_at=row[5] or now,
+                token=token,
+            )
+            if row[9] is not None:
+                await self._retire(session, claim, "cancelled", "endpoint deleted")
+            elif row[8] != "enabled":
+                await self._retire(session, claim, "dead", "endpoint disabled")
+            else:
+                claim.body = row[6].encode()
+                claim.url = row[7]
+                claim.secrets = tuple(
+                    self._secret(*entry.split(" ", 1))
+                    for entry in (row[10] or "").split("|")
+                    if entry
+                )
+                ready.append(claim)
+        return ready
 
     async def _load_targets(
         self, session: AsyncSession, claims: list[Claim], now: datetime
