@@ -15,6 +15,8 @@ from gatehouse.runtime import Runtime
 log = logging.getLogger("gatehouse.workers")
 
 WorkerFn = Callable[[Runtime, asyncio.Event], Awaitable[None]]
+# Pause before restarting a worker that crashed, so a persistent fault cannot spin.
+RESTART_DELAY_SECONDS = 1.0
 
 
 def registered_workers() -> list[tuple[str, WorkerFn]]:
@@ -32,6 +34,8 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
 
 
 async def run_workers(runtime: Runtime, stop: asyncio.Event) -> None:
+    """Run every registered worker until `stop` is set; a crashed worker is restarted."""
+
     async def guarded(name: str, fn: WorkerFn) -> None:
         while not stop.is_set():
             try:
@@ -41,6 +45,6 @@ async def run_workers(runtime: Runtime, stop: asyncio.Event) -> None:
                 raise
             except Exception:
                 log.exception("worker crashed; restarting", extra={"worker": name})
-                await asyncio.sleep(1)
+                await asyncio.sleep(RESTART_DELAY_SECONDS)
 
     await asyncio.gather(*(guarded(name, fn) for name, fn in registered_workers()))
