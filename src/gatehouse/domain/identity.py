@@ -8,7 +8,6 @@ redirectPath allow-list.
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from dataclasses import dataclass
 
 from gatehouse.domain.normalize import cut_text, normalize_email
