@@ -16,11 +16,9 @@ import os
 from fastapi import FastAPI
 from starlette.responses import Response
 
-from gatehouse import logs
-from gatehouse.app import create_app
+from gatehouse import server
 from gatehouse.http.dependencies import ReadApplications
 from gatehouse.http.responses import JSONResponse
-from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from gatehouse.storage.migrate import upgrade
 
@@ -46,10 +44,9 @@ def add_baseline_route(app: FastAPI) -> None:
 
 
 def asgi_app() -> FastAPI:
-    """The factory uvicorn imports in each server process."""
-    settings = Settings()
-    logs.configure(settings.log_level)
-    app = create_app(settings, Runtime.build(settings))
+    """The product's own factory (as `serve --no-worker` runs it), plus the bench routes."""
+    os.environ["GATEHOUSE_SERVE_NO_WORKER"] = "1"
+    app = server.asgi_app()
     if os.environ.get("GATEHOUSE_BENCH_BASELINE") == "1":
         add_baseline_route(app)
     return app
