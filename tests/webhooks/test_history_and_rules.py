@@ -160,3 +160,43 @@ def test_signature_header_and_filters() -> None:
     assert rules.filter_matches(["*"], "application.info_request.closed")
     secret = rules.new_secret()
     assert secret.startswith("whsec_") and 32 <= len(secret) - 6 <= 64
+
+
+async def test_dashboard_health_helper_and_staff_list(
+    client: httpx.AsyncClient, tenant: TenantFixture, runtime: Runtime
+) -> None:
+    from gatehouse.webhooks.health import dead_deliveries, endpoint_health
+    from tests.support.factories import make_staff
+
+    healthy = await create_endpoint(client, tenant, "http://127.0.0.1:9/a")
+    broken = await create_endpoint(client, tenant, "http://127.0.0.1:9/b")
+    await emit(runtime, tenant.tenant_id)
+    await client.post(f"/v1/webhooks/{broken['id']}/disable", headers=tenant.headers)
+    async with runtime.db.read() as session:
+        health = {h.endpoint_id: h for h in await endpoint_health(session, tenant.tenant_id)}
+        dead = await dead_deliveries(session, tenant.tenant_id)
+    assert health[healthy["id"]].pending_deliveries == 1
+    assert health[healthy["id"]].status == "enabled"
+    assert health[broken["id"]].dead_deliveries == 1
+    assert health[broken["id"]].as_dict()["disabledReason"] == "manual"
+    assert [d.endpoint_id for d in dead] == [broken["id"]]
+
+    admin = await make_staff(runtime, "admin")
+    listed = await client.get(
+        "/staff/v1/deliveries", params={"tenantId": tenant.tenant_id}, headers=admin.headers
+    )
+    assert listed.status_code == 200
+    body = listed.json()
+    assert set(body) == {"data", "nextCursor", "hasMore"}
+    assert {d["endpointId"] for d in body["data"]} == {healthy["id"], broken["id"]}
+    assert all(d["tenantId"] == tenant.tenant_id for d in body["data"])
+    only_dead = await client.get(
+        "/staff/v1/deliveries", params={"status": "dead"}, headers=admin.headers
+    )
+    assert [d["endpointId"] for d in only_dead.json()["data"]] == [broken["id"]]
+    # Replaying to a disabled endpoint is refused until it is enabled again.
+    refused = await client.post(
+        f"/staff/v1/deliveries/{only_dead.json()['data'][0]['id']}/replay", headers=admin.headers
+    )
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "failed-precondition"
