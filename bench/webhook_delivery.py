@@ -45,9 +45,9 @@ from gatehouse.staff.accounts import create_tenant
 from gatehouse.storage.migrate import upgrade_async
 from gatehouse.webhooks import endpoints, rules
 from gatehouse.webhooks.outbox import publish
-from gatehouse.webhooks.worker import DeliveryWorker
+from gatehouse.webhooks.worker import DEFAULT_CONCURRENCY, DeliveryWorker
 
-CONCURRENCY = 128
+CONCURRENCY = DEFAULT_CONCURRENCY  # the bare loop posts with the worker's concurrency
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
@@ -108,12 +108,15 @@ async def receiver() -> AsyncIterator[str]:
     process.start()
     url = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient() as client:
-        for _ in range(200):
+        for _ in range(400):
             try:
                 await client.get(url + "/stats")
                 break
             except httpx.HTTPError:
                 await asyncio.sleep(0.05)
+        else:
+            process.terminate()
+            raise SystemExit("the benchmark receiver did not start")
     try:
         yield url
     finally:
@@ -214,7 +217,7 @@ async def bare_loop(url: str, secret: str, tenant_id: str, count: int) -> float:
     queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
     for item in bodies:
         queue.put_nowait(item)
-    limits = httpx.Limits(max_connections=512, max_keepalive_connections=256)
+    limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
     async with httpx.AsyncClient(limits=limits, timeout=10) as client:
 
         async def runner() -> None:

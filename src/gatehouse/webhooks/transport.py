@@ -102,14 +102,14 @@ def _client() -> httpx.AsyncClient:
     client = _clients.get(key)
     if client is None or client.is_closed:
         transport = httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=512, max_keepalive_connections=256),
+            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
             trust_env=False,
         )
         # Same pool settings, but with the pinning network backend.
         transport._pool = httpcore.AsyncConnectionPool(
             ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=512,
-            max_keepalive_connections=256,
+            max_connections=256,
+            max_keepalive_connections=64,
             keepalive_expiry=30.0,
             network_backend=_PinnedBackend(),
         )

@@ -48,7 +48,9 @@ from gatehouse.webhooks.transport import PostResult, close_client, post_json
 
 log = logging.getLogger("gatehouse.webhooks")
 
-DEFAULT_CONCURRENCY = 128
+# httpcore's pool scans every connection on each request: past a few dozen
+# connections that scan, not the network, bounds the rate of one process.
+DEFAULT_CONCURRENCY = 48
 # Longer than the 10 s total timeout, so a live worker's attempt never overlaps a re-claim.
 DEFAULT_LEASE_SECONDS = 30.0
 DEFAULT_POLL_SECONDS = 1.0
