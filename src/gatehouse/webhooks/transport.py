@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import ssl
 import time
 import typing
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ import httpx
 from gatehouse.webhooks import url_safety
 from gatehouse.webhooks.url_safety import UnsafeUrl
 
-__all__ = ["PostResult", "close_client", "post_json"]
+__all__ = ["PostResult", "close_client", "post_json", "trust_certificates"]
 
 CONNECT_TIMEOUT = 5.0
 TOTAL_TIMEOUT = 10.0
@@ -90,6 +91,18 @@ class _PinnedBackend(httpcore.AsyncNetworkBackend):
 
 
 _clients: dict[int, httpx.AsyncClient] = {}
+# Certificate authorities receivers are verified against; None: the default (certifi).
+_ssl_context: ssl.SSLContext | None = None
+
+
+def trust_certificates(context: ssl.SSLContext | None) -> None:
+    """Verify receivers against `context` (a private CA in development and tests).
+
+    Clients already made keep their context; call before the first delivery.
+    """
+    global _ssl_context
+    _ssl_context = context
+    _clients.clear()
 
 
 def _loop_key() -> int:
@@ -107,7 +120,7 @@ def _client() -> httpx.AsyncClient:
         )
         # Same pool settings, but with the pinning network backend.
         transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=_ssl_context or httpx.create_ssl_context(trust_env=False),
             max_connections=256,
             max_keepalive_connections=64,
             keepalive_expiry=30.0,
