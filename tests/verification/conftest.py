@@ -20,6 +20,7 @@ from gatehouse.runtime import Runtime
 from gatehouse.verification.delivery import run_callback_worker
 from tests.support.factories import StaffFixture
 from tests.support.live import serve_in_thread
+from tests.support.patience import patient
 from tests.verification.example_receiver import CallbackReceiver, CustomerBook
 
 PASSPHRASE = "correct-horse-battery"
@@ -27,7 +28,7 @@ PASSPHRASE = "correct-horse-battery"
 
 async def eventually(check: Callable[[], Any], timeout: float = 5.0, interval: float = 0.02) -> Any:
     """Poll `check` (sync or async) until it returns something truthy."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + patient(timeout)
     while True:
         value = check()
         if isinstance(value, Awaitable):

@@ -15,6 +15,7 @@ from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
 from gatehouse.webhooks.outbox import publish
 from gatehouse.webhooks.worker import DeliveryWorker
 from tests.support.factories import TenantFixture
+from tests.support.patience import patient
 from tests.webhooks.receiver import Received, Receiver, running_receiver
 
 
@@ -70,14 +71,14 @@ async def emit(
 
 
 async def wait_requests(receiver: Receiver, count: int, timeout: float = 10.0) -> list[Received]:
-    return await asyncio.to_thread(receiver.wait_for, count, timeout)
+    return await asyncio.to_thread(receiver.wait_for, count, patient(timeout))
 
 
 async def wait_until(
     predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02
 ) -> Any:
     """Poll an async or sync predicate until it returns something truthy."""
-    deadline = asyncio.get_running_loop().time() + timeout
+    deadline = asyncio.get_running_loop().time() + patient(timeout)
     while True:
         value = predicate()
         if asyncio.iscoroutine(value):

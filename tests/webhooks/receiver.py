@@ -32,6 +32,8 @@ from typing import Any
 
 import uvicorn
 
+from tests.support.patience import patient
+
 TOLERANCE_SECONDS = 300
 
 
@@ -186,7 +188,7 @@ class Receiver:
 
     def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
         """Block until `count` requests arrived (or fail the test)."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + patient(timeout)
         with self._lock:
             while len(self.requests) < count:
                 left = deadline - time.monotonic()
@@ -200,7 +202,7 @@ class Receiver:
     def wait_until(
         self, predicate: Callable[[list[Received]], bool], timeout: float = 10.0
     ) -> None:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + patient(timeout)
         with self._lock:
             while not predicate(self.requests):
                 left = deadline - time.monotonic()
