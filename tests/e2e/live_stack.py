@@ -30,7 +30,13 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+_ROOT = Path(__file__).resolve().parents[2]
+# The README's pictures are refreshed on request; ordinary runs write beside the tests.
+SCREENSHOTS = (
+    _ROOT / "docs" / "screenshots"
+    if os.environ.get("GATEHOUSE_UPDATE_SCREENSHOTS") == "1"
+    else _ROOT / "test-artifacts" / "screenshots"
+)
 
 T = TypeVar("T")
 

@@ -5,7 +5,8 @@ fills the form, uploads a document and submits; staff raise an information
 request; the applicant answers it; an analyst proposes approval and is
 refused the countersign; an mlro countersigns; the applicant's status page
 shows the approval; the tenant's local receiver got the signed events.
-Every portal and dashboard page is photographed into docs/screenshots/.
+Every portal and dashboard page is photographed into test-artifacts/screenshots/
+(docs/screenshots/ with GATEHOUSE_UPDATE_SCREENSHOTS=1, which refreshes the README's).
 """
 
 from __future__ import annotations
