@@ -349,25 +349,7 @@ async def close_request(
     service_request_id: str | None,
 ) -> dict[str, Any]:
     """Staff close a request; emits application.info_request.closed (CONTRACT §2.2)."""
-    loaded = await load_request(session, request_id)
-    previous = await _end_request(session, loaded, closed=True, at=at)
-    await _publish_request_event(
-        session, loaded, rules.EVENT_CLOSED, previous_status=previous, at=at
-    )
-    await publish_status_change(
-        session, loaded.application, previous_status=previous, reason=REASON_INFO_REQUEST, at=at
-    )
-    _audit(
-        session,
-        loaded,
-        actor=staff.actor,
-        action="info_request.close",
-        target=request_id,
-        at=at,
-        request_id=service_request_id,
-    )
-    await session.flush()
-    return loaded.view()
+    return await _end_by_staff(session, request_id, staff, at, service_request_id, closed=True)
 
 
 async def cancel_request(
@@ -379,8 +361,25 @@ async def cancel_request(
     service_request_id: str | None,
 ) -> dict[str, Any]:
     """Staff cancel a request (no catalogue event beyond a status change)."""
+    return await _end_by_staff(session, request_id, staff, at, service_request_id, closed=False)
+
+
+async def _end_by_staff(
+    session: AsyncSession,
+    request_id: str,
+    staff: StaffPrincipal,
+    at: datetime,
+    service_request_id: str | None,
+    *,
+    closed: bool,
+) -> dict[str, Any]:
+    """Close (with its catalogue event) or cancel a request, then any status change."""
     loaded = await load_request(session, request_id)
-    previous = await _end_request(session, loaded, closed=False, at=at)
+    previous = await _end_request(session, loaded, closed=closed, at=at)
+    if closed:
+        await _publish_request_event(
+            session, loaded, rules.EVENT_CLOSED, previous_status=previous, at=at
+        )
     await publish_status_change(
         session, loaded.application, previous_status=previous, reason=REASON_INFO_REQUEST, at=at
     )
@@ -388,7 +387,7 @@ async def cancel_request(
         session,
         loaded,
         actor=staff.actor,
-        action="info_request.cancel",
+        action="info_request.close" if closed else "info_request.cancel",
         target=request_id,
         at=at,
         request_id=service_request_id,
