@@ -10,6 +10,7 @@ session's CSRF token, and call the portal services.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -154,44 +155,28 @@ async def portal_home(request: Request) -> Response:
     return see_other(landing_path(view.application, None))
 
 
-@router.get("/portal/dashboard")
-async def dashboard_page(request: Request) -> Response:
-    user = await _user(request)
-    if isinstance(user, Response):
-        return user
-    return await _page(request, user, "portal/dashboard.html", "dashboard", "Overview")
+# The five pages a `redirectPath` can name (spec 1 §4.2): template, nav key, title.
+_STATE_PAGES = {
+    "/portal/dashboard": ("portal/dashboard.html", "dashboard", "Overview"),
+    "/portal/status": ("portal/status.html", "status", "Status"),
+    "/portal/requests": ("portal/requests.html", "requests", "Requests"),
+    "/portal/upload-documents": ("portal/upload_documents.html", "documents", "Documents"),
+    "/portal/form-parser": ("portal/form.html", "form", "Application form"),
+}
 
 
-@router.get("/portal/status")
-async def status_page(request: Request) -> Response:
-    user = await _user(request)
-    if isinstance(user, Response):
-        return user
-    return await _page(request, user, "portal/status.html", "status", "Status")
+def _state_page(template: str, nav: str, title: str) -> Callable[[Request], Awaitable[Response]]:
+    async def page(request: Request) -> Response:
+        user = await _user(request)
+        if isinstance(user, Response):
+            return user
+        return await _page(request, user, template, nav, title)
+
+    return page
 
 
-@router.get("/portal/requests")
-async def requests_page(request: Request) -> Response:
-    user = await _user(request)
-    if isinstance(user, Response):
-        return user
-    return await _page(request, user, "portal/requests.html", "requests", "Requests")
-
-
-@router.get("/portal/upload-documents")
-async def upload_documents_page(request: Request) -> Response:
-    user = await _user(request)
-    if isinstance(user, Response):
-        return user
-    return await _page(request, user, "portal/upload_documents.html", "documents", "Documents")
-
-
-@router.get("/portal/form-parser")
-async def form_page(request: Request) -> Response:
-    user = await _user(request)
-    if isinstance(user, Response):
-        return user
-    return await _page(request, user, "portal/form.html", "form", "Application form")
+for _path, (_template, _nav, _title) in _STATE_PAGES.items():
+    router.add_api_route(_path, _state_page(_template, _nav, _title), methods=["GET"])
 
 
 async def _posted(
