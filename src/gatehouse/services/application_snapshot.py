@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import bindparam, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from gatehouse.services.applications_repo import CURRENT_REQUEST_STATES
 from gatehouse.services.views import (
@@ -132,8 +132,17 @@ _READ_STATEMENT = _statement(*SUMMARY_COLUMNS)
 
 
 async def load_attachments(session: AsyncSession, application_id: str) -> Attachments:
-    """Members (joining order, ties by uid), latest decision, current request summary."""
+    """Members (joining order, ties by uid), latest decision, current request summary.
+
+    Through the session, so that its pending changes are flushed first.
+    """
     rows = (await session.execute(_STATEMENT, {"application_id": application_id})).all()
+    return _attachments(rows, application_id)
+
+
+async def load_attachments_on(connection: AsyncConnection, application_id: str) -> Attachments:
+    """`load_attachments` on a Core connection, for writes that run no unit of work."""
+    rows = (await connection.execute(_STATEMENT, {"application_id": application_id})).all()
     return _attachments(rows, application_id)
 
 
@@ -143,12 +152,10 @@ async def read_application_view(
     """The whole application read (spec 1 §2.3) in one statement on a plain connection.
 
     None for a missing, foreign or erased application (all the same 404, spec 1
-    §4.3). A Core connection, not an ORM session: the read needs no unit of work,
-    and the session's own cost was larger than the query's.
+    §4.3). One statement through `Database.fetch_all`, not an ORM session: the
+    read needs no unit of work, and on SQLite it is a single worker-thread hop.
     """
-    async with db.read_engine.connect() as connection:
-        result = await connection.execute(_READ_STATEMENT, {"application_id": application_id})
-        rows = result.all()
+    rows = await db.fetch_all(_READ_STATEMENT, {"application_id": application_id})
     if not rows or rows[0].tenant_id != tenant_id or rows[0].erased_at is not None:
         return None
     first = rows[0]

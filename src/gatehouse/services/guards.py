@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from gatehouse import audit
 from gatehouse.domain.access import Operation, Refusal, refusal_for
@@ -14,6 +15,7 @@ from gatehouse.http.auth import TenantPrincipal
 from gatehouse.http.errors import ApiError, failed_precondition, gone, permission_denied
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application
+from gatehouse.storage.tables.core import AuditEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +34,17 @@ class TenantWrite:
     def audit(
         self, session: AsyncSession, action: str, target: str, application_id: str | None
     ) -> None:
-        audit.record(
-            session,
+        """Add the audit entry of this write to the session (written at its flush)."""
+        session.add(AuditEntry(**self._audit_values(action, target, application_id)))
+
+    async def audit_now(
+        self, connection: AsyncConnection, action: str, target: str, application_id: str | None
+    ) -> None:
+        """Write the audit entry of this write at once, as one Core INSERT."""
+        await audit.insert(connection, self._audit_values(action, target, application_id))
+
+    def _audit_values(self, action: str, target: str, application_id: str | None) -> dict[str, Any]:
+        return audit.entry_values(
             at=self.now,
             actor=self.principal.actor,
             action=action,
