@@ -4,16 +4,18 @@ SQLite: WAL, busy_timeout and foreign keys on every connection; write
 transactions start with BEGIN IMMEDIATE so that a transaction which reads and
 then writes can never fail with "database is locked" (DESIGN.md, known traps).
 Reads use a second engine whose transactions stay deferred, so readers never
-queue behind the write lock.
+queue behind the write lock. Single-statement reads (`fetch_all`) skip
+aiosqlite and run on a synchronous engine in one worker-thread call
+(storage/sqlite_reads.py, issue 8).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -22,6 +24,12 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 from sqlalchemy.pool import NullPool
+from sqlalchemy.sql.base import Executable
+
+from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
+
+READ_POOL_SIZE = 8
+READ_MAX_OVERFLOW = 8
 
 
 def async_url(url: str) -> str:
@@ -34,17 +42,19 @@ def async_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+def _refuse_in_memory(url: str) -> None:
+    """Each engine (and pooled connection) would get its own empty in-memory database."""
+    parsed = make_url(url)
+    database = parsed.database or ""
+    if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
+        raise ValueError(
+            "In-memory SQLite is not supported: the read and write engines must share "
+            "one database file (use e.g. sqlite:///./gatehouse.db)."
+        )
+
+
 def _sqlite_pragmas(engine: AsyncEngine, *, immediate: bool) -> None:
-    @event.listens_for(engine.sync_engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        # Let SQLAlchemy, not the driver, decide where transactions begin.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
+    sqlite_connection_setup(engine.sync_engine)
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
@@ -52,19 +62,27 @@ def _sqlite_pragmas(engine: AsyncEngine, *, immediate: bool) -> None:
 
 
 class Database:
-    """The two session factories every service uses: `read()` and `write()`."""
+    """The two session factories every service uses: `read()` and `write()`,
+    and `fetch_all()` for reads that are a single statement."""
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = async_url(url)
         self.dialect = make_url(self.url).get_backend_name()
         self.is_sqlite = self.dialect == "sqlite"
+        self._sqlite_reader: SqliteReader | None = None
         if self.is_sqlite:
+            _refuse_in_memory(self.url)
             self.write_engine = create_async_engine(
                 self.url, echo=echo, pool_size=1, max_overflow=0, pool_timeout=60
             )
-            self.read_engine = create_async_engine(self.url, echo=echo, pool_size=8, max_overflow=8)
+            self.read_engine = create_async_engine(
+                self.url, echo=echo, pool_size=READ_POOL_SIZE, max_overflow=READ_MAX_OVERFLOW
+            )
             _sqlite_pragmas(self.write_engine, immediate=True)
             _sqlite_pragmas(self.read_engine, immediate=False)
+            self._sqlite_reader = SqliteReader(
+                self.url, echo=echo, pool_size=READ_POOL_SIZE, max_overflow=READ_MAX_OVERFLOW
+            )
         else:
             self.write_engine = create_async_engine(
                 self.url, echo=echo, pool_size=10, max_overflow=20, pool_pre_ping=False
@@ -88,10 +106,33 @@ class Database:
         async with self._read() as session, session.begin():
             yield session
 
+    async def fetch_all(
+        self, statement: Executable, params: Mapping[str, Any] | None = None
+    ) -> Rows:
+        """Every row of ONE read statement, without a session or a transaction.
+
+        The statement sees everything committed before it runs (autocommit: a
+        lone statement is its own snapshot on both databases). Reads made of
+        several statements that must agree use `read()` instead.
+        """
+        if self._sqlite_reader is not None:
+            return await self._sqlite_reader.fetch_all(statement, params)
+        async with self.read_engine.connect() as connection:
+            return (await connection.execute(statement, params)).all()
+
+    @property
+    def fetch_engine(self) -> Engine:
+        """The (synchronous) engine whose events see `fetch_all`'s statements."""
+        if self._sqlite_reader is not None:
+            return self._sqlite_reader.engine
+        return self.read_engine.sync_engine
+
     async def dispose(self) -> None:
         await self.write_engine.dispose()
         if self.is_sqlite:
             await self.read_engine.dispose()
+        if self._sqlite_reader is not None:
+            await self._sqlite_reader.dispose()
 
 
 def null_pool_engine(url: str) -> AsyncEngine:
