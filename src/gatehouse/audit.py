@@ -1,9 +1,9 @@
 """The append-only audit trail: every staff action and every tenant write.
 
 Entries hold ids only (actor, target, tenant, application, request id), never
-secrets or personal data. Call `record` (ORM) or `insert` (Core, for the hot
-write paths that run no unit of work) inside the write transaction of the
-action it describes.
+secrets or personal data. Call `record` inside the write transaction of the
+action it describes (hot paths that run Core statements insert `entry_values`
+themselves, in the same transaction).
 """
 
 from __future__ import annotations
@@ -11,13 +11,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert as sql_insert
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.ids import new_id
 from gatehouse.storage.tables.core import AuditEntry
-
-_INSERT = sql_insert(AuditEntry)
 
 
 def entry_values(
@@ -68,8 +65,3 @@ def record(
             )
         )
     )
-
-
-async def insert(connection: AsyncConnection, values: dict[str, Any]) -> None:
-    """Write the entry of `entry_values` now, as one INSERT on `connection`."""
-    await connection.execute(_INSERT, values)

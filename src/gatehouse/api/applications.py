@@ -28,7 +28,8 @@ async def post_application(
     applicant = body.applicant()
     async with runtime.db.write() as session:
         write = tenant_write(request, runtime, principal)
-        status, view = await create_application(session, write, applicant, body.labelId)
+        connection = await session.connection()
+        status, view = await create_application(connection, write, applicant, body.labelId)
         return await respond(request, session, status, view)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import audit
 from gatehouse.domain.access import Operation, Refusal, refusal_for
@@ -35,15 +35,10 @@ class TenantWrite:
         self, session: AsyncSession, action: str, target: str, application_id: str | None
     ) -> None:
         """Add the audit entry of this write to the session (written at its flush)."""
-        session.add(AuditEntry(**self._audit_values(action, target, application_id)))
+        session.add(AuditEntry(**self.audit_values(action, target, application_id)))
 
-    async def audit_now(
-        self, connection: AsyncConnection, action: str, target: str, application_id: str | None
-    ) -> None:
-        """Write the audit entry of this write at once, as one Core INSERT."""
-        await audit.insert(connection, self._audit_values(action, target, application_id))
-
-    def _audit_values(self, action: str, target: str, application_id: str | None) -> dict[str, Any]:
+    def audit_values(self, action: str, target: str, application_id: str | None) -> dict[str, Any]:
+        """The columns of this write's audit entry (for the Core INSERTs of hot paths)."""
         return audit.entry_values(
             at=self.now,
             actor=self.principal.actor,

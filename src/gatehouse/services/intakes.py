@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from gatehouse.domain.checklist import (
     ConfigurationError,
@@ -54,12 +54,29 @@ async def list_intake_labels(session: AsyncSession, tenant_id: str) -> dict[str,
     return {"data": [intake_label_view(i) for i in await attached_intakes(session, tenant_id)]}
 
 
-def _usable(intake: Intake) -> bool:
+def _usable(intake: Any) -> bool:
     return is_usable_configuration(intake.checklist, intake.form_fields)
 
 
-async def choose_intake(session: AsyncSession, tenant_id: str, label_id: str | None) -> Intake:
-    """The intake a new application gets (spec 1 §4.1 rules 3 and 4; CONTRACT §6).
+# What the choice at provisioning reads of an intake, as Core statements built once:
+# provisioning runs on a plain connection, without an ORM unit of work (issue 8).
+_CHOICE_COLUMNS = (
+    Intake.id,
+    Intake.tenant_id,
+    Intake.attached,
+    Intake.order,
+    Intake.position,
+    Intake.checklist,
+    Intake.form_fields,
+)
+_NAMED = select(*_CHOICE_COLUMNS).where(Intake.id == bindparam("label_id"))
+_ATTACHED = select(*_CHOICE_COLUMNS).where(
+    Intake.tenant_id == bindparam("tenant_id"), Intake.attached.is_(True)
+)
+
+
+async def choose_intake(connection: AsyncConnection, tenant_id: str, label_id: str | None) -> str:
+    """The label id a new application gets (spec 1 §4.1 rules 3 and 4; CONTRACT §6).
 
     A named label must be the tenant's and attached (else 400
     invalid-argument) with a valid configuration (else 400
@@ -68,18 +85,19 @@ async def choose_intake(session: AsyncSession, tenant_id: str, label_id: str | N
     failed-precondition.
     """
     if label_id is not None:
-        intake = await session.get(Intake, label_id)
+        intake = (await connection.execute(_NAMED, {"label_id": label_id})).first()
         if intake is None or intake.tenant_id != tenant_id or not intake.attached:
             raise invalid_argument(
                 "labelId does not name an attached intake.", "labelId", "unknown intake label"
             )
         if not _usable(intake):
             raise failed_precondition("The intake's configuration is not usable.")
-        return intake
-    candidates = await attached_intakes(session, tenant_id)
+        return str(intake.id)
+    rows = (await connection.execute(_ATTACHED, {"tenant_id": tenant_id})).all()
+    candidates = sorted(rows, key=lambda intake: sort_key(intake.order, intake.position))
     for intake in candidates:
         if _usable(intake):
-            return intake
+            return str(intake.id)
     if candidates:
         raise failed_precondition("No intake of this tenant has a usable configuration.")
     raise invalid_argument("This tenant has no usable intake.", "labelId", "no usable intake")

@@ -95,61 +95,64 @@ async def _repeat(
             check_room_for_one_more(len(members))
         except MemberRuleError as exc:
             raise failed_precondition(str(exc)) from None
-        member = await store.insert_member(
-            connection, new_id("mem"), application.id, application.applicant_email or "", write.now
+        values = store.member_values(
+            new_id("mem"), application.id, application.applicant_email or "", write.now
         )
+        await store.insert_member(connection, values)
+        member = Member(**values)
         # Joined now: the last in joining order.
         members = [*members, member]
         if roster.current_owner() is None:
             new_owner = application.owner_uid = member.id
     else:
         member = next(m for m in members if m.id == applicant_uid)
-    await store.touch(connection, application.id, write.now, new_owner)
+    audit = write.audit_values("application.provision", application.id, application.id)
+    sqlite = write.runtime.db.is_sqlite
+    await store.touch(connection, application.id, write.now, new_owner, audit, sqlite=sqlite)
     application.updated_at = write.now
     attachments = Attachments(members, found.latest_decision, found.open_info_request)
     return Provisioned(application, member, False, attachments)
 
 
 async def provision(
-    session: AsyncSession, write: TenantWrite, applicant: Applicant, label_id: str | None
+    connection: AsyncConnection, write: TenantWrite, applicant: Applicant, label_id: str | None
 ) -> Provisioned:
-    """Create the application for this identity, or answer the existing one."""
+    """Create the application for this identity, or answer the existing one.
+
+    Writes the audit entry of the provisioning itself (`application.create` or
+    `application.provision`) in the caller's transaction.
+    """
     enforce(Operation.PROVISION, write, None)
-    connection = await session.connection()
     pseudonym = erased_identity(applicant.identity, write.runtime.crypto.hash_secret)
     existing = await store.lock_identity(connection, write.tenant_id, applicant.identity, pseudonym)
     if existing is not None:
         return await _repeat(connection, write, existing, applicant)
-    intake = await choose_intake(session, write.tenant_id, label_id)
+    chosen = await choose_intake(connection, write.tenant_id, label_id)
     member_id = new_id("mem")
-    values = _new_application_values(write, applicant, intake.id, member_id)
-    if not await store.insert_application(connection, values, sqlite=write.runtime.db.is_sqlite):
+    values = _new_application_values(write, applicant, chosen, member_id)
+    member = store.member_values(member_id, values["id"], applicant.email or "", write.now)
+    audit = write.audit_values("application.create", values["id"], values["id"])
+    created = await store.create(
+        connection, values, member, audit, sqlite=write.runtime.db.is_sqlite
+    )
+    if not created:
         # A concurrent first call committed this identity: this call is a repeat.
         existing = await store.lock_identity(
             connection, write.tenant_id, applicant.identity, pseudonym
         )
         assert existing is not None
         return await _repeat(connection, write, existing, applicant)
-    member = await store.insert_member(
-        connection, member_id, values["id"], applicant.email or "", write.now
-    )
     # A new application has only its applicant, no decision and no request yet.
-    return Provisioned(Application(**values), member, True, Attachments([member], None, None))
-
-
-def _audit_action(result: Provisioned) -> str:
-    return "application.create" if result.created else "application.provision"
+    applicant_member = Member(**member)
+    attachments = Attachments([applicant_member], None, None)
+    return Provisioned(Application(**values), applicant_member, True, attachments)
 
 
 async def create_application(
-    session: AsyncSession, write: TenantWrite, applicant: Applicant, label_id: str | None
+    connection: AsyncConnection, write: TenantWrite, applicant: Applicant, label_id: str | None
 ) -> tuple[int, dict[str, Any]]:
     """POST /v1/applications: 201 with the application, 200 on a repeat (CONTRACT §1.3)."""
-    result = await provision(session, write, applicant, label_id)
-    application_id = result.application.id
-    await write.audit_now(
-        await session.connection(), _audit_action(result), application_id, application_id
-    )
+    result = await provision(connection, write, applicant, label_id)
     return (201 if result.created else 200), result.view()
 
 
@@ -161,7 +164,7 @@ async def create_login_session(
     redirect_path: object,
 ) -> dict[str, Any]:
     """POST /v1/login-sessions: provision, then a link for the applicant (spec 1 §4.2)."""
-    result = await provision(session, write, applicant, label_id)
+    result = await provision(await session.connection(), write, applicant, label_id)
     application_id = result.application.id
     link = mint_link(
         session,
@@ -171,6 +174,5 @@ async def create_login_session(
         redirect_path=allowed_redirect(redirect_path),
         now=write.now,
     )
-    write.audit(session, _audit_action(result), application_id, application_id)
     write.audit(session, "login_session.create", result.applicant_member.id, application_id)
     return {**link.view(application_id), "status": result.application.status}
