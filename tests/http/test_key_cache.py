@@ -64,7 +64,7 @@ async def api(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
 def key_lookups(runtime: Runtime) -> Iterator[list[str]]:
     """Every SQL statement that reads the api_keys table while the block runs."""
     seen: list[str] = []
-    engine = runtime.db.read_engine.sync_engine
+    engine = runtime.db.fetch_engine
 
     def listener(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         if "api_keys" in statement and statement.lstrip().upper().startswith("SELECT"):

@@ -39,8 +39,7 @@ async def get_applications(
 ) -> Response:
     """The paged list: `{data, nextCursor, hasMore}` (spec 1 §4.11)."""
     query = parse_list_query(request.query_params.multi_items())
-    async with runtime.db.read() as session:
-        page = await list_applications(session, runtime.crypto, principal.tenant_id, query)
+    page = await list_applications(runtime.db, runtime.crypto, principal.tenant_id, query)
     return json_response(200, page)
 
 

@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import literal, select, tuple_
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.crypto import Crypto
 from gatehouse.domain.normalize import cut_text
@@ -22,6 +21,7 @@ from gatehouse.http.cursors import decode_cursor, encode_cursor
 from gatehouse.http.errors import invalid_argument
 from gatehouse.services.application_snapshot import SUMMARY_COLUMNS
 from gatehouse.services.views import application_summary_view
+from gatehouse.storage.db import Database
 from gatehouse.storage.tables.applications import Application
 from gatehouse.timeutil import parse_ts
 
@@ -107,9 +107,13 @@ def _position(crypto: Crypto, query: ListQuery) -> tuple[datetime, str] | None:
 
 
 async def list_applications(
-    session: AsyncSession, crypto: Crypto, tenant_id: str, query: ListQuery
+    db: Database, crypto: Crypto, tenant_id: str, query: ListQuery
 ) -> dict[str, Any]:
-    """`{data, nextCursor, hasMore}`; erased applications never appear."""
+    """`{data, nextCursor, hasMore}`; erased applications never appear.
+
+    A page is one statement, so it runs through `Database.fetch_all` (on SQLite a
+    single worker-thread hop) rather than a session and a transaction.
+    """
     # Only the columns a list element shows, as plain rows: no ORM objects (issue 8).
     stmt = select(*SUMMARY_COLUMNS).where(
         Application.tenant_id == tenant_id, Application.erased_at.is_(None)
@@ -136,7 +140,7 @@ async def list_applications(
     stmt = stmt.order_by(Application.updated_at.desc(), Application.id.desc()).limit(
         query.limit + 1
     )
-    rows = [cast(Application, row) for row in (await session.execute(stmt)).all()]
+    rows = [cast(Application, row) for row in await db.fetch_all(stmt)]
     has_more = len(rows) > query.limit
     page = rows[: query.limit]
     next_cursor = None
