@@ -1,7 +1,8 @@
 """The outermost ASGI middleware: the first four checks of CONTRACT §1.2.
 
 It gives every response a `Service-Request-Id` (errors, OPTIONS and crashes
-included), applies the per-IP limit to `/v1` before anything else, answers
+included), applies the per-IP limit to `/v1` before anything else (and keeps
+the credentials epoch that the same Redis round trip read), answers
 OPTIONS with an empty 405, folds a trailing slash, copies the per-key
 RateLimit-* headers that authentication recorded, turns an unexpected
 exception into the generic 500 body, and records metrics.
@@ -19,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gatehouse.http import metrics
 from gatehouse.http.client_address import client_address
 from gatehouse.http.errors import error_body
+from gatehouse.http.key_cache import EPOCH_STATE
 from gatehouse.ids import new_id
 from gatehouse.logs import REQUEST_ID
 from gatehouse.runtime import Runtime
@@ -73,7 +75,10 @@ class EdgeMiddleware:
         try:
             if _is_v1(path):
                 address = client_address(scope, self.runtime.settings.trusted_proxy_set)
-                if not await self.runtime.limits.hit_ip(address):
+                check = await self.runtime.limits.hit_ip(address)
+                # Read in the same Redis round trip; authentication uses it (key_cache.py).
+                state[EPOCH_STATE] = check.credentials_epoch
+                if not check.allowed:
                     metrics.RATE_LIMITED.labels(kind="ip").inc()
                     body = error_body(
                         "resource-exhausted", "Too many requests from this address.", request_id

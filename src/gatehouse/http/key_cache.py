@@ -15,17 +15,21 @@ answer:
 
 - in this process: every cache is emptied synchronously;
 - across processes, with GATEHOUSE_REDIS_URL: `INCR` of a Redis counter; every
-  request reads it (one GET) before it trusts the cache;
+  request reads it before it trusts the cache. The read rides on the per-IP
+  rate-limit script of the edge (http/ratelimit.py), so it costs no round trip
+  of its own; the edge leaves the value in the request state under
+  `EPOCH_STATE`, and `epoch()` takes it from there (a plain GET when absent);
 - across processes, without Redis: one byte is appended to a stamp file (beside
   the SQLite database; in the temp folder, named after the database, for
   PostgreSQL); every request `stat()`s it (about a microsecond).
 
 A request reads the epoch *before* it queries the database, and stores what it
 found only when the epoch has not moved since, so a lookup racing a revocation
-can never cache the old state. When the epoch cannot be read (Redis down), the
-cache is bypassed. Several hosts on one PostgreSQL without Redis are not
-covered by the stamp file (rate limits are not shared there either); the TTL
-bounds staleness to a few seconds in that setting.
+can never cache the old state (the edge's read happens before routing, so
+before any lookup). When the epoch cannot be read (Redis down), the cache is
+bypassed, with one warning per `WARNING_INTERVAL`. Several hosts on one
+PostgreSQL without Redis are not covered by the stamp file (rate limits are not
+shared there either); the TTL bounds staleness to a few seconds in that setting.
 """
 
 from __future__ import annotations
@@ -55,12 +59,31 @@ log = logging.getLogger("gatehouse.http.key_cache")
 
 TTL_SECONDS = 5.0
 MAX_ENTRIES = 10_000
+WARNING_INTERVAL = 10.0
 REDIS_EPOCH_KEY = "gatehouse:credentials-epoch"
+# The request-state attribute where the edge leaves the epoch it read.
+EPOCH_STATE = "credentials_epoch"
 WATCHED_TABLES = frozenset({"api_keys", "tenants"})
 _CHANGED = "gatehouse_credentials_changed"
 _TEXT_WRITE = re.compile(
     r"^\s*(update|delete|truncate)\b.*\b(api_keys|tenants)\b", re.IGNORECASE | re.DOTALL
 )
+
+
+class _Marker:
+    """A value the shared epoch can never take (Redis answers bytes or None)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+# Nobody read the epoch for this request: `epoch()` reads it itself.
+EPOCH_NOT_READ: object = _Marker("EPOCH_NOT_READ")
+# The read failed (Redis down): the cache must be bypassed.
+EPOCH_UNREADABLE: object = _Marker("EPOCH_UNREADABLE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +107,7 @@ class CredentialCache:
         self.stamp_path = stamp_path_for(settings.database_url)
         self.redis_url = settings.redis_url
         self._redis: Any = None
+        self._last_warning = -WARNING_INTERVAL
         if self.stamp_path is not None:
             _touch(self.stamp_path)
         _CACHES.add(self)
@@ -92,20 +116,35 @@ class CredentialCache:
 
     # --- reading -------------------------------------------------------------------------
 
-    async def epoch(self) -> int | None:
+    async def epoch(self, prefetched: object = EPOCH_NOT_READ) -> int | None:
         """The current generation, after dropping everything an epoch bump made stale.
 
+        `prefetched` is the Redis epoch the edge read for this request (see the
+        module docstring); it is used only when this cache shares through Redis.
         None when the shared epoch cannot be read: the caller must not use the cache.
         """
-        try:
-            shared = await self._shared_epoch()
-        except Exception:
-            log.warning("credential epoch unavailable; API key cache bypassed", exc_info=True)
+        if not self.redis_url or prefetched is EPOCH_NOT_READ:
+            try:
+                shared = await self._shared_epoch()
+            except Exception:
+                self._epoch_unavailable(exc_info=True)
+                return None
+        elif prefetched is EPOCH_UNREADABLE:
+            self._epoch_unavailable(exc_info=False)
             return None
+        else:
+            shared = prefetched
         if shared != self._seen_shared:
             self._seen_shared = shared
             self.clear()
         return self._generation
+
+    def _epoch_unavailable(self, exc_info: bool) -> None:
+        # Redis down means every request gets here: one warning per interval.
+        now = time.monotonic()
+        if now - self._last_warning >= WARNING_INTERVAL:
+            self._last_warning = now
+            log.warning("credential epoch unavailable; API key cache bypassed", exc_info=exc_info)
 
     def get(self, key_id: str) -> CachedKey | None:
         entry = self._entries.get(key_id)
