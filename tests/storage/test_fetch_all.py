@@ -172,3 +172,16 @@ def test_in_memory_sqlite_is_refused_clearly(tmp_path: Path) -> None:
         assert sqlite_path(url) is None
         with pytest.raises(ValueError, match="In-memory SQLite"):
             Database(url)
+
+
+async def test_sqlite_reads_leave_no_transaction_open(runtime: Runtime) -> None:
+    """Autocommit: a pooled connection holds no snapshot (and no WAL read mark) between reads."""
+    if not runtime.db.is_sqlite:
+        pytest.skip("SQLite only")
+    await add_tenant(runtime.db, "ten_no_txn")
+    await runtime.db.fetch_all(BY_ID, {"tenant_id": "ten_no_txn"})
+    with runtime.db.fetch_engine.connect() as connection:
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        assert raw.isolation_level is None
+        assert raw.in_transaction is False
