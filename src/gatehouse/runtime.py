@@ -9,6 +9,7 @@ from datetime import datetime
 from gatehouse.crypto import Crypto
 from gatehouse.http.key_cache import CredentialCache
 from gatehouse.http.ratelimit import RateLimits
+from gatehouse.keyed_lock import KeyedLock
 from gatehouse.settings import Settings
 from gatehouse.storage.db import Database
 from gatehouse.timeutil import utcnow
@@ -24,6 +25,8 @@ class Runtime:
     clock: Callable[[], datetime] = field(default=utcnow)
     # Verified API keys of this process (issue 8; see http/key_cache.py).
     credentials: CredentialCache | None = None
+    # Provisioning calls for one identity queue here, in arrival order (keyed_lock.py).
+    identity_queue: KeyedLock = field(default_factory=KeyedLock)
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:

@@ -26,11 +26,11 @@ async def post_application(
     """Create an application (201) or answer the existing one for this identity (200)."""
     body = await parse_body(request, ProvisionBody)
     applicant = body.applicant()
-    async with runtime.db.write() as session:
+    queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))
+    async with queue, runtime.db.write_engine.begin() as connection:
         write = tenant_write(request, runtime, principal)
-        connection = await session.connection()
         status, view = await create_application(connection, write, applicant, body.labelId)
-        return await respond(request, session, status, view)
+        return await respond(request, connection, status, view)
 
 
 @router.get("/v1/applications")

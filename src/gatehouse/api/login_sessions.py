@@ -23,7 +23,8 @@ async def post_login_session(
     """Provision, then 201 `{loginUrl, clientId, expiresAt, status}` (CONTRACT §1.3)."""
     body = await parse_body(request, LoginSessionBody)
     applicant = body.applicant()
-    async with runtime.db.write() as session:
+    queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))
+    async with queue, runtime.db.write() as session:
         write = tenant_write(request, runtime, principal)
         view = await create_login_session(
             session, write, applicant, body.labelId, body.redirectPath

@@ -23,7 +23,7 @@ import orjson
 from fastapi import Request
 from sqlalchemy import Delete, delete, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from starlette.responses import Response
 
 from gatehouse.http.errors import ABORTED, INVALID_ARGUMENT, ApiError
@@ -179,7 +179,9 @@ def _storable(status_code: int) -> bool:
     return status_code < 500 and status_code not in (401, 429)
 
 
-async def complete(session: AsyncSession, request: Request, response: Response) -> None:
+async def complete(
+    session: AsyncSession | AsyncConnection, request: Request, response: Response
+) -> None:
     """Store the response in the record, in the operation's own transaction.
 
     The context stays on the request: should the transaction still fail, the

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 from fastapi import Request
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from starlette.responses import Response
 
 from gatehouse.http import idempotency
@@ -32,15 +32,16 @@ def json_response(
 
 async def respond(
     request: Request,
-    session: AsyncSession,
+    session: AsyncSession | AsyncConnection,
     status_code: int,
     content: Any = None,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
     """Answer a write from inside its transaction.
 
-    Call it before the `db.write()` block ends: the Idempotency-Key record
-    (CONTRACT §1.4) is written in the same transaction as the effects.
+    Call it before the `db.write()` (or `db.transaction()`) block ends: the
+    Idempotency-Key record (CONTRACT §1.4) is written in the same transaction
+    as the effects.
     """
     response = json_response(status_code, content, headers)
     await idempotency.complete(session, request, response)
