@@ -32,7 +32,7 @@ from gatehouse.services.application_snapshot import Attachments, load_attachment
 from gatehouse.services.guards import TenantWrite, enforce
 from gatehouse.services.intakes import choose_intake
 from gatehouse.services.login_links import mint_link
-from gatehouse.services.views import application_view
+from gatehouse.services.views import MemberFields, application_view
 from gatehouse.storage.tables.applications import Application, Member
 
 
@@ -41,7 +41,7 @@ class Provisioned:
     """The application as it stands after provisioning, and what its read shows."""
 
     application: Application
-    applicant_member: Member
+    applicant_member: MemberFields
     created: bool
     attachments: Attachments
 
@@ -90,6 +90,7 @@ async def _repeat(
     )
     applicant_uid = roster.uid_of(applicant.email)
     new_owner: str | None = None
+    member: MemberFields
     if applicant_uid is None:
         try:
             check_room_for_one_more(len(members))

@@ -8,23 +8,77 @@ here, so the field names live in one place.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 from gatehouse.storage.tables.applications import (
-    Application,
-    Decision,
     InfoRequest,
     InfoRequestItem,
-    Member,
 )
 from gatehouse.timeutil import format_ts
+
+
+class MemberFields(Protocol):
+    """What a member's view reads: an ORM `Member` or a row of a Core read."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def joined_at(self) -> datetime: ...
+
+
+class DecisionFields(Protocol):
+    """What a decision's view reads."""
+
+    @property
+    def action(self) -> str | None: ...
+    @property
+    def from_status(self) -> str | None: ...
+    @property
+    def to_status(self) -> str | None: ...
+    @property
+    def by_role(self) -> str | None: ...
+    @property
+    def comment(self) -> str | None: ...
+    @property
+    def at(self) -> datetime: ...
+
+
+class ApplicationFields(Protocol):
+    """What an application's own fields in a view read."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def external_ref(self) -> str | None: ...
+    @property
+    def company_name(self) -> str | None: ...
+    @property
+    def label_id(self) -> str | None: ...
+    @property
+    def applicant_email(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def submitted_at(self) -> datetime | None: ...
+    @property
+    def rejection_reason(self) -> str | None: ...
+
 
 # Item states counted as "requiring applicant action" (spec 1 §2.4 openItems).
 OPEN_ITEM_STATES = frozenset({"open", "reopened"})
 ANSWERED_ITEM_STATES = frozenset({"answered"})
 
 
-def member_view(member: Member) -> dict[str, Any]:
+def member_view(member: MemberFields) -> dict[str, Any]:
     """`members[]` element and member-add response (spec 1 §2.3)."""
     return {
         "uid": member.id,
@@ -34,7 +88,7 @@ def member_view(member: Member) -> dict[str, Any]:
     }
 
 
-def decision_view(decision: Decision) -> dict[str, Any]:
+def decision_view(decision: DecisionFields) -> dict[str, Any]:
     """`decision` object (spec 1 §2.3); never names the staff member."""
     return {
         "action": decision.action,
@@ -108,7 +162,7 @@ def open_info_request_view(
     }
 
 
-def application_summary_view(application: Application) -> dict[str, Any]:
+def application_summary_view(application: ApplicationFields) -> dict[str, Any]:
     """The application fields that need no other table (list elements, CONTRACT §1.3)."""
     view: dict[str, Any] = {
         "clientId": application.id,
@@ -128,9 +182,9 @@ def application_summary_view(application: Application) -> dict[str, Any]:
 
 
 def application_view(
-    application: Application,
-    members: Sequence[Member],
-    latest_decision: Decision | None,
+    application: ApplicationFields,
+    members: Sequence[MemberFields],
+    latest_decision: DecisionFields | None,
     open_info_request: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
     """The application read (spec 1 §2.3 + CONTRACT §1.3).
