@@ -67,6 +67,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--top", type=int, default=45)
     parser.add_argument("--focus", default="", help="only stacks through this frame text")
+    parser.add_argument("--raw-output", help="also keep py-spy's raw stacks in this file")
     args = parser.parse_args()
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     config = run.Config("profile", args.database, 1, False)
@@ -123,6 +124,8 @@ def main() -> None:
                 load.join()
                 print(f"# {scenario.name} on {args.database}")
                 print(summarize(collapsed, args.top, args.focus))
+                if args.raw_output:
+                    shutil.copy(collapsed, args.raw_output)
 
 
 if __name__ == "__main__":
