@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import func, insert, select, text
 
 from gatehouse.runtime import Runtime
 from gatehouse.storage.db import async_url
@@ -72,3 +72,39 @@ async def test_a_failed_write_rolls_back(runtime: Runtime) -> None:
             raise RuntimeError("abort")
     async with runtime.db.read() as session:
         assert await session.get(Tenant, "ten_rolledback") is None
+
+
+def _tenant_values(tenant_id: str) -> dict[str, object]:
+    now = utcnow()
+    return {
+        "id": tenant_id,
+        "name": tenant_id,
+        "status": "active",
+        "webhook_endpoint_cap": 5,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+async def test_plain_connection_transactions_read_then_write_and_all_commit(
+    runtime: Runtime,
+) -> None:
+    async def add(n: int) -> None:
+        async with runtime.db.transaction() as connection:
+            # As with write(): read, yield, then write must not hit "database is locked".
+            await connection.scalar(select(func.count()).select_from(Tenant))
+            await asyncio.sleep(0)
+            await connection.execute(insert(Tenant), _tenant_values(f"ten_plain{n:04d}"))
+
+    await asyncio.gather(*(add(n) for n in range(20)))
+    async with runtime.db.read() as session:
+        assert await session.scalar(select(func.count()).select_from(Tenant)) == 20
+
+
+async def test_a_failed_plain_connection_transaction_rolls_back(runtime: Runtime) -> None:
+    with pytest.raises(RuntimeError):
+        async with runtime.db.transaction() as connection:
+            await connection.execute(insert(Tenant), _tenant_values("ten_plainrolledback"))
+            raise RuntimeError("abort")
+    async with runtime.db.read() as session:
+        assert await session.get(Tenant, "ten_plainrolledback") is None

@@ -27,7 +27,7 @@ async def post_application(
     body = await parse_body(request, ProvisionBody)
     applicant = body.applicant()
     queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))
-    async with queue, runtime.db.write_engine.begin() as connection:
+    async with queue, runtime.db.transaction() as connection:
         write = tenant_write(request, runtime, principal)
         status, view = await create_application(connection, write, applicant, body.labelId)
         return await respond(request, connection, status, view)

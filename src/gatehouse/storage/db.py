@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -99,6 +100,18 @@ class Database:
         """One write transaction: commits on success, rolls back on any exception."""
         async with self._write() as session, session.begin():
             yield session
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction on a plain connection, for hot paths without ORM work.
+
+        The same guarantees as `write()` (BEGIN IMMEDIATE on SQLite; commit on
+        success, rollback on any exception) without a session's bookkeeping.
+        Changes made here are not seen by the API-key cache's session hooks, so
+        credentials (api_keys, tenants) are changed through `write()` only.
+        """
+        async with self.write_engine.begin() as connection:
+            yield connection
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
