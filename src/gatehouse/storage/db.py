@@ -31,6 +31,8 @@ from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection
 
 READ_POOL_SIZE = 8
 READ_MAX_OVERFLOW = 8
+POSTGRES_POOL_SIZE = 24
+POSTGRES_MAX_OVERFLOW = 16
 
 
 def async_url(url: str) -> str:
@@ -86,7 +88,14 @@ class Database:
             )
         else:
             self.write_engine = create_async_engine(
-                self.url, echo=echo, pool_size=10, max_overflow=20, pool_pre_ping=False
+                self.url,
+                echo=echo,
+                # Idle connections kept: enough for the requests one process has in flight
+                # under load. Connections beyond it are opened and closed per checkout,
+                # which cost a connect and fresh prepared statements each (issue 8).
+                pool_size=POSTGRES_POOL_SIZE,
+                max_overflow=POSTGRES_MAX_OVERFLOW,
+                pool_pre_ping=False,
             )
             # Under READ COMMITTED every statement takes its own snapshot, so wrapping
             # reads in a transaction only adds BEGIN and COMMIT round trips: reads run
