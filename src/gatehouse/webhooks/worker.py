@@ -251,18 +251,7 @@ class DeliveryWorker:
                 claims = await self._claim_with_targets(session, stmt, token, now)
             else:
                 rows = (await session.execute(stmt)).all()
-                claims = [
-                    Claim(
-                        delivery_id=row[0],
-                        event_id=row[1],
-                        event_type=row[2],
-                        endpoint_id=row[3],
-                        attempt=int(row[4]),
-                        first_attempt_at=row[5] or now,
-                        token=token,
-                    )
-                    for row in rows
-                ]
+                claims = [_claim_from_row(row, token, now) for row in rows]
                 if claims:
                     claims = await self._load_targets(session, claims, now)
         self.stats.claimed += len(claims)
@@ -298,15 +287,7 @@ class DeliveryWorker:
         )
         ready: list[Claim] = []
         for row in (await session.execute(stmt)).all():
-            claim = Claim(
-                delivery_id=row[0],
-                event_id=row[1],
-                event_type=row[2],
-                endpoint_id=row[3],
-                attempt=int(row[4]),
-                first_attempt_at=row[5] or now,
-                token=token,
-            )
+            claim = _claim_from_row(row, token, now)
             if row[9] is not None:
                 await self._retire(session, claim, "cancelled", "endpoint deleted")
             elif row[8] != "enabled":
@@ -622,3 +603,16 @@ async def run_delivery_worker(runtime: Runtime, stop: asyncio.Event) -> None:
             "addresses (development and tests only)"
         )
     await DeliveryWorker(runtime).run(stop)
+
+
+def _claim_from_row(row: Any, token: str, now: datetime) -> Claim:
+    """A claim from the first six columns the claim statement returns."""
+    return Claim(
+        delivery_id=row[0],
+        event_id=row[1],
+        event_type=row[2],
+        endpoint_id=row[3],
+        attempt=int(row[4]),
+        first_attempt_at=row[5] or now,
+        token=token,
+    )
