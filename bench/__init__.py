@@ -1,1 +1,1 @@
-"""Benchmarks of the tenant API (issue 8): `.venv/bin/python bench/run.py [--quick]`."""
+"""Benchmarks of the tenant API (bench/RESULTS.md): `.venv/bin/python bench/run.py [--quick]`."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -52,8 +53,12 @@ def run_wrk(
     threads: int,
     nonce: str,
 ) -> WrkResult:
+    # Each run starts at a random place in its path list, so that repeated runs (rounds,
+    # servers, warm-ups) spread over the list instead of always hitting its head (member
+    # adds would otherwise pile onto the first applications until the 20-member cap).
+    start = secrets.randbelow(len(load.paths))
     with tempfile.NamedTemporaryFile("w", suffix=".paths", delete=False) as handle:
-        handle.write("\n".join(load.paths) + "\n")
+        handle.write("\n".join(load.paths[start:] + load.paths[:start]) + "\n")
         paths_file = handle.name
     env = dict(os.environ)
     env.update(

@@ -1,4 +1,4 @@
-"""Profile one scenario of the benchmark with py-spy (issue 8: "profile, then fix").
+"""Profile one scenario of the benchmark with py-spy (bench/RESULTS.md: "profile, then fix").
 
     .venv/bin/python bench/profile.py --scenario "application read" --database postgres
 
@@ -22,6 +22,9 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this folder comes first on sys.path, where bench/queue.py and
+# bench/profile.py would shadow the standard library's modules of those names.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -62,7 +62,7 @@ def deep_cursor(base_url: str, seeded: Seeded, depth: int) -> str | None:
 def build(seeded: Seeded, cursor: str | None, depth: int) -> list[Scenario]:
     auth = _auth(seeded)
     reads = [f"/v1/applications/{app_id}" for app_id in seeded.sample_ids]
-    members = [f"/v1/applications/{app_id}/members" for app_id in seeded.sample_ids]
+    members = [f"/v1/applications/{app_id}/members" for app_id in seeded.application_ids]
     scenarios = [
         Scenario(BASELINE, Load("GET", [BASELINE_PATH]), 200),
         Scenario(AUTHENTICATED, Load("GET", [AUTHENTICATED_PATH], auth), 200),

@@ -15,10 +15,10 @@ from typing import Any
 
 from sqlalchemy import insert, text
 
-from gatehouse.http.auth import ALL_SCOPES
+from gatehouse.accounts.service import create_api_key, create_tenant
+from gatehouse.domain.principals import ALL_SCOPES
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
-from gatehouse.staff.accounts import create_api_key, create_tenant
 from gatehouse.storage.tables.applications import Application, Intake, Member
 from gatehouse.timeutil import utcnow
 
@@ -33,8 +33,11 @@ class Seeded:
     tenant_id: str
     api_key: str
     label_id: str
-    # A sample of seeded applications, oldest last, for reads and member adds.
+    # A sample of seeded applications, oldest last, for reads.
     sample_ids: list[str]
+    # Every seeded application, for member adds (each application takes at most 20
+    # members, so repeated runs must spread over many).
+    application_ids: list[str]
     # The email of one seeded application (the "provisioning repeat" identity).
     repeat_email: str
     applications: int
@@ -85,6 +88,7 @@ async def seed(settings: Settings, applications: int, sample: int = 2_000) -> Se
             )
         start = now - timedelta(days=30)
         sample_ids: list[str] = []
+        application_ids: list[str] = []
         step = max(1, applications // sample)
         for first in range(0, applications, BATCH):
             apps: list[dict[str, Any]] = []
@@ -122,6 +126,7 @@ async def seed(settings: Settings, applications: int, sample: int = 2_000) -> Se
                         "joined_at": at,
                     }
                 )
+                application_ids.append(app_id)
                 if n % step == 0:
                     sample_ids.append(app_id)
             async with runtime.db.write() as session:
@@ -143,6 +148,7 @@ async def seed(settings: Settings, applications: int, sample: int = 2_000) -> Se
             api_key=str(key["apiKey"]),
             label_id=label_id,
             sample_ids=sample_ids,
+            application_ids=application_ids,
             repeat_email=f"seed{applications // 2}@bench.test",
             applications=applications,
         )

@@ -1,83 +1,109 @@
-"""The benchmark's server entry point: the product app plus one bench-only route.
+"""The benchmark's server entry point: one app, served by uvicorn or granian.
 
-Run by `bench/run.py` as a separate process, exactly like `gatehouse serve
---no-worker` (same uvicorn options), except that the ASGI factory is this
-module's, which adds `GET /bench/baseline` when GATEHOUSE_BENCH_BASELINE=1.
-The baseline is a trivial JSON route behind the same middleware, settings and
-server stack, so the ratio of a scenario to it measures Gatehouse's own work.
-The route is never part of the product.
+Run by `bench/run.py` as a separate process:
+
+    python bench/server.py --app gatehouse --server uvicorn --workers 1 --port N
+    python bench/server.py --app bare --server granian --workers 2 --port N
+
+`--app gatehouse` serves bench/product.py (the product's own factory, as
+`gatehouse serve --no-worker` runs it, plus bench-only routes), after the same
+start-up steps as `gatehouse serve` (settings, secret key, migrations).
+`--app bare` serves bench/bare.py, a one-route FastAPI app with no Gatehouse
+code, with the same server, options and number of processes.
+
+uvicorn runs with the options of `gatehouse serve` (src/gatehouse/cli.py).
+granian runs its ASGI interface (with lifespan) with the nearest options:
+uvloop, HTTP/1, no access log, one runtime thread per worker.
+
+This module imports no Gatehouse code at import time, so that the bare app's
+processes hold FastAPI alone.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import sys
+from pathlib import Path
 
-from fastapi import FastAPI
-from starlette.responses import Response
-
-from gatehouse import server
-from gatehouse.http.dependencies import ReadApplications
-from gatehouse.http.responses import JSONResponse
-from gatehouse.settings import Settings
-from gatehouse.storage.migrate import upgrade
+# Run as a script, this folder comes first on sys.path, where bench/queue.py and
+# bench/profile.py would shadow the standard library's modules of those names.
+_BENCH = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _BENCH]
 
 BASELINE_PATH = "/bench/baseline"
 AUTHENTICATED_PATH = "/v1/bench/authenticated"
+PID_PATH = "/bench/pid"
+SLOW_PATH = "/bench/slow"
+
+SERVERS = ("uvicorn", "granian")
+APPS = {
+    "gatehouse": "bench.product:asgi_app",
+    "bare": "bench.bare:create_app",
+}
 
 
-def add_baseline_route(app: FastAPI) -> None:
-    """A trivial JSON route served by the same stack (ASGI app, middleware, orjson).
-
-    Also a trivial *authenticated* `/v1` route (per-IP limit, API key, per-key
-    limit, scope, no database work), which splits a scenario's cost into the
-    tenant API's fixed part and the route's own.
-    """
-
-    @app.get(BASELINE_PATH, include_in_schema=False)
-    async def baseline() -> Response:
-        return JSONResponse({"status": "ok"})
-
-    @app.get(AUTHENTICATED_PATH, include_in_schema=False)
-    async def authenticated(principal: ReadApplications) -> Response:
-        return JSONResponse({"tenantId": principal.tenant_id})
-
-
-def asgi_app() -> FastAPI:
-    """The product's own factory (as `serve --no-worker` runs it), plus the bench routes."""
-    os.environ["GATEHOUSE_SERVE_NO_WORKER"] = "1"
-    app = server.asgi_app()
-    if os.environ.get("GATEHOUSE_BENCH_BASELINE") == "1":
-        add_baseline_route(app)
-    return app
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Serve Gatehouse for the benchmark.")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--workers", type=int, default=1)
-    args = parser.parse_args()
-    settings = Settings()
-    settings.resolved_secret_key()
-    upgrade(settings.database_url)
+def serve_uvicorn(target: str, host: str, port: int, workers: int) -> None:
     import uvicorn
 
     # The same options as `gatehouse serve` (src/gatehouse/cli.py).
     uvicorn.run(
-        "bench.server:asgi_app",
+        target,
         factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
+        host=host,
+        port=port,
+        workers=workers,
         log_config=None,
         access_log=False,
         proxy_headers=False,
         server_header=False,
-        # Spawned workers import the whole app; on this shared, loaded machine that can
+        # Spawned workers import the whole app; on a shared, loaded machine that can
         # take longer than uvicorn's 5 s health check, which would restart them forever.
         timeout_worker_healthcheck=60,
     )
+
+
+def serve_granian(target: str, host: str, port: int, workers: int) -> None:
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces, Loops
+    from granian.log import LogLevels
+
+    Granian(
+        target,
+        address=host,
+        port=port,
+        interface=Interfaces.ASGI,  # ASGI with lifespan ("asginl" would skip it)
+        workers=workers,
+        factory=True,
+        loop=Loops.uvloop,
+        http=HTTPModes.http1,
+        log_level=LogLevels.warning,
+        log_access=False,
+        # A worker that has not stopped 30 s after SIGTERM is killed.
+        workers_kill_timeout=30,
+    ).serve()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve an app for the benchmark.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--server", choices=SERVERS, default="uvicorn")
+    parser.add_argument("--app", choices=sorted(APPS), default="gatehouse")
+    args = parser.parse_args()
+    root = str(Path(__file__).resolve().parent.parent)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    if args.app == "gatehouse":
+        from gatehouse.settings import Settings
+        from gatehouse.storage.migrate import upgrade
+
+        # What `gatehouse serve` does before it starts the server.
+        settings = Settings()
+        settings.resolved_secret_key()
+        upgrade(settings.database_url)
+    serve = serve_uvicorn if args.server == "uvicorn" else serve_granian
+    serve(APPS[args.app], args.host, args.port, args.workers)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Webhook delivery benchmark (issue 4).
+"""Webhook delivery benchmark.
 
     .venv/bin/python bench/webhook_delivery.py              # SQLite and PostgreSQL
     .venv/bin/python bench/webhook_delivery.py --events 500 --no-postgres
@@ -39,13 +39,16 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from gatehouse.accounts.service import create_tenant
+from gatehouse.audit.context import WriteContext
+from gatehouse.domain.principals import SCOPE_WEBHOOKS, TenantPrincipal
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
-from gatehouse.staff.accounts import create_tenant
 from gatehouse.storage.migrate import upgrade_async
-from gatehouse.webhooks import endpoints, rules
+from gatehouse.webhooks import rules
+from gatehouse.webhooks import service as endpoints
+from gatehouse.webhooks.delivery import DEFAULT_CONCURRENCY, DeliveryWorker
 from gatehouse.webhooks.outbox import publish
-from gatehouse.webhooks.worker import DEFAULT_CONCURRENCY, DeliveryWorker
 
 CONCURRENCY = DEFAULT_CONCURRENCY  # the bare loop posts with the worker's concurrency
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -166,12 +169,14 @@ async def setup(url: str, receiver_url: str) -> tuple[Runtime, str, str]:
     runtime = Runtime.build(settings)
     tenant = await create_tenant(runtime, "Bench")
     tenant_id = str(tenant["tenantId"])
+    principal = TenantPrincipal(tenant_id, "bench", frozenset({SCOPE_WEBHOOKS}), "active")
     async with runtime.db.write() as session:
         created = await endpoints.create_endpoint(
             session,
             runtime,
-            endpoints.Actor(tenant_id, "bench", None),
-            endpoints.EndpointChanges(url=receiver_url + "/hooks", events=["*"], description=""),
+            WriteContext.of(principal, None, runtime.now()),
+            principal,
+            endpoints.NewEndpoint(url=receiver_url + "/hooks", events=["*"], description=""),
         )
     return runtime, tenant_id, str(created["secret"])
 

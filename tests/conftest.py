@@ -91,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Fail the run when any captured log line holds a secret (issue 2)."""
+    """Fail the run when any captured log line holds a secret."""
     leaks = leaked_lines()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if not leaks:

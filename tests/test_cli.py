@@ -1,4 +1,4 @@
-"""The `gatehouse` command exactly as CONTRACT §0 says, run as subprocesses
+"""The `gatehouse` command exactly as docs/reference/settings.md says, run as subprocesses
 against a temporary SQLite file."""
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ def test_staff_create_prints_one_json_object(tmp_path: Path, sqlite_env: dict[st
     assert len(lines) == 1
     created = json.loads(lines[0])
     remember(created["token"])
-    assert set(created) == {"staffId", "email", "role", "token"}
+    remember(created["inviteUrl"].rsplit("/", 1)[1])
+    assert set(created) == {"staffId", "email", "role", "token", "inviteUrl", "inviteExpiresAt"}
+    assert "/dashboard/invite/" in created["inviteUrl"]
     assert created["email"] == "root@example.test"
     assert created["role"] == "super_admin"
     assert created["token"].startswith("staff_" + created["staffId"].removeprefix("stf_") + "_")
@@ -90,7 +92,8 @@ def test_staff_create_refuses_a_duplicate_email(tmp_path: Path, sqlite_env: dict
     assert first.returncode == 0
     remember(json.loads(first.stdout)["token"])
     second = run(args, sqlite_env, tmp_path)
-    assert second.returncode == 2 and second.stdout == ""
+    assert second.returncode == 2
+    assert second.stdout == ""
     assert "exists" in second.stderr
 
 
@@ -110,7 +113,8 @@ def test_invalid_setting_is_a_clear_error(tmp_path: Path, sqlite_env: dict[str, 
     env = {**sqlite_env, "GATEHOUSE_RATE_LIMIT_PER_KEY": "lots"}
     done = run(["migrate"], env, tmp_path)
     assert done.returncode == 2
-    assert "GATEHOUSE_RATE_LIMIT_PER_KEY" in done.stderr and "Traceback" not in done.stderr
+    assert "GATEHOUSE_RATE_LIMIT_PER_KEY" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_serve_migrates_answers_healthz_and_logs_json(
@@ -172,4 +176,37 @@ def test_demo_seeds_prints_and_serves(tmp_path: Path, sqlite_env: dict[str, str]
         assert made["staff"]["role"] == "super_admin"
         tenant = httpx.get(base + f"/staff/v1/tenants/{made['tenant']['tenantId']}", headers=staff)
         assert tenant.status_code == 200
+        # The dashboard: an invite link, and the demo says so in words.
+        sign_in = made["dashboardSignIn"]
+        remember(sign_in["inviteUrl"].rsplit("/", 1)[1])
+        assert set(sign_in) == {"how", "inviteUrl"}
+        assert "inviteUrl" in sign_in["how"]
+        assert httpx.get(sign_in["inviteUrl"]).status_code == 200
+        assert any("Open inviteUrl in a browser" in line for line in demo.stderr)
     assert os.path.exists(tmp_path / "data" / "gatehouse.db")
+
+
+def test_demo_with_mfa_off_prints_a_password(tmp_path: Path, sqlite_env: dict[str, str]) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**sqlite_env, "GATEHOUSE_STAFF_MFA": "off"}
+    with started(["demo", "--port", str(port)], env, tmp_path) as demo:
+        demo.wait_healthy(base)
+        made = json.loads(demo.wait_for_stdout(lambda text: text.rstrip().endswith("}")))
+        remember(made["apiKey"])
+        remember(made["staff"]["token"])
+        sign_in = made["dashboardSignIn"]
+        remember(sign_in["password"])
+        assert set(sign_in) == {"how", "email", "password"}
+        assert "GATEHOUSE_STAFF_MFA=off" in sign_in["how"]
+        with httpx.Client(base_url=base) as browser:
+            answer = browser.post(
+                "/dashboard/sign-in",
+                data={"email": sign_in["email"], "password": sign_in["password"]},
+            )
+            assert answer.status_code == 303
+            assert answer.headers["location"] == "/dashboard"
+            assert browser.get("/dashboard").status_code == 200
+    logged = "\n".join(demo.stderr)
+    assert "GATEHOUSE_STAFF_MFA=off" in logged
+    assert "development only" in logged

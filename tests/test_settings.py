@@ -1,4 +1,4 @@
-"""The settings table of CONTRACT §0 and the SECRET_KEY rules."""
+"""The settings table of docs/reference/settings.md and the SECRET_KEY rules."""
 
 from __future__ import annotations
 
@@ -24,11 +24,13 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 def test_defaults_of_contract_section_0(clean_environ: Path) -> None:
     settings = Settings()
     assert settings.database_url == "sqlite:///./gatehouse.db"
-    assert settings.public_url is None and settings.base_url == "http://127.0.0.1:8000"
+    assert settings.public_url is None
+    assert settings.base_url == "http://127.0.0.1:8000"
     assert settings.redis_url is None
     assert settings.rate_limit_per_key == 60
     assert settings.rate_limit_per_ip == 240
-    assert settings.trusted_proxies is None and settings.trusted_proxy_set == frozenset()
+    assert settings.trusted_proxies is None
+    assert settings.trusted_proxy_set == frozenset()
     assert settings.secret_key is None
     assert settings.webhook_allow_private_urls is False
     assert settings.webhook_backoff_scale == 1.0
@@ -63,7 +65,8 @@ def test_secret_key_is_generated_once_beside_the_sqlite_file(clean_environ: Path
     settings = Settings(database_url=f"sqlite:///{clean_environ}/sub/db.sqlite")
     key = settings.resolved_secret_key()
     path = clean_environ / "sub" / SECRET_KEY_FILE
-    assert path.read_text() == key and len(key) >= 32
+    assert path.read_text() == key
+    assert len(key) >= 32
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert (
         Settings(database_url=f"sqlite:///{clean_environ}/sub/db.sqlite").resolved_secret_key()

@@ -56,7 +56,8 @@ async def test_concurrent_read_then_write_transactions_all_commit(runtime: Runti
 
 async def test_a_failed_write_rolls_back(runtime: Runtime) -> None:
     now = utcnow()
-    with pytest.raises(RuntimeError):
+
+    async def add_then_abort() -> None:
         async with runtime.db.write() as session:
             session.add(
                 Tenant(
@@ -70,6 +71,9 @@ async def test_a_failed_write_rolls_back(runtime: Runtime) -> None:
             )
             await session.flush()
             raise RuntimeError("abort")
+
+    with pytest.raises(RuntimeError, match="abort"):
+        await add_then_abort()
     async with runtime.db.read() as session:
         assert await session.get(Tenant, "ten_rolledback") is None
 
@@ -102,9 +106,12 @@ async def test_plain_connection_transactions_read_then_write_and_all_commit(
 
 
 async def test_a_failed_plain_connection_transaction_rolls_back(runtime: Runtime) -> None:
-    with pytest.raises(RuntimeError):
+    async def insert_then_abort() -> None:
         async with runtime.db.transaction() as connection:
             await connection.execute(insert(Tenant), _tenant_values("ten_plainrolledback"))
             raise RuntimeError("abort")
+
+    with pytest.raises(RuntimeError, match="abort"):
+        await insert_then_abort()
     async with runtime.db.read() as session:
         assert await session.get(Tenant, "ten_plainrolledback") is None

@@ -32,7 +32,8 @@ async def test_a_crashed_worker_is_restarted_until_stop(
         workers, "registered_workers", lambda: [("flaky", flaky), ("steady", steady)]
     )
     await asyncio.wait_for(workers.run_workers(runtime, stop), timeout=5)
-    assert starts.count("flaky") == 2 and starts.count("steady") == 1
+    assert starts.count("flaky") == 2
+    assert starts.count("steady") == 1
     assert any(
         "worker crashed; restarting" in line and '"worker":"flaky"' in line
         for line in captured_logs
@@ -41,7 +42,8 @@ async def test_a_crashed_worker_is_restarted_until_stop(
 
 def test_every_area_registers_its_worker_and_sweep() -> None:
     names = [name for name, _ in workers.registered_workers()]
-    assert names[0] == "sweeps" and len(names) == len(set(names))
+    assert names[0] == "sweeps"
+    assert len(names) == len(set(names))
     jobs = [name for name, _ in sweeps.sweep_jobs()]
     assert "idempotency" in jobs
 

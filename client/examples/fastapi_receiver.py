@@ -3,13 +3,14 @@
 Run:  GATEHOUSE_WEBHOOK_SECRETS=whsec_... GATEHOUSE_TENANT_ID=ten_... \
       GATEHOUSE_CALLBACK_PASSPHRASE=... uvicorn fastapi_receiver:app
 
-- POST /webhooks/gatehouse: verifies the raw body (spec 2 §5), records the
+- POST /webhooks/gatehouse: verifies the raw body (docs/reference/webhooks.md §7.1), records the
   event once in a SQLite inbox, answers 200 (also for a repeat), 401 for a
   bad delivery, 500 when the event could not be stored.
 - POST /callbacks/verification: checks the passphrase in constant time
-  (spec 3 §5) and answers 2xx quickly; status changes go to the same inbox.
+  (docs/reference/verification.md §5.3) and answers 2xx quickly; status changes go to the same
+  inbox.
 - A worker drains the inbox (`process_inbox`) and reads current state with
-  the API, since events are hints, not state (spec 2 §6.4).
+  the API, since events are hints, not state (docs/reference/webhooks.md §7.2).
 """
 
 from __future__ import annotations

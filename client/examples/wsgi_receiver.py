@@ -4,7 +4,7 @@ Run:  GATEHOUSE_WEBHOOK_SECRETS=whsec_new,whsec_old GATEHOUSE_TENANT_ID=ten_... 
       python wsgi_receiver.py        (or mount `application` in any WSGI server)
 
 Reads the exact raw body (CONTENT_LENGTH bytes of wsgi.input), verifies it
-as spec 2 §5 says, records the event once in a SQLite inbox and answers 200
+as docs/reference/webhooks.md §7.1 says, records the event once in a SQLite inbox and answers 200
 for a new event and for a repeat, 401 for a bad delivery, 500 when the event
 could not be stored. Business processing happens elsewhere, from the inbox.
 """

@@ -45,7 +45,8 @@ def load_example(name: str) -> ModuleType:
     """Import one of client/examples/*.py by path (they are scripts, not a package)."""
     path = EXAMPLES / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"gatehouse_client_example_{name}", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

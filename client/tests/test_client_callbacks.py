@@ -1,4 +1,6 @@
-"""verify_callback(): passphrase check, parsing, unknown codes kept (spec 3; CONTRACT §3)."""
+"""verify_callback(): passphrase check, parsing, unknown codes kept
+(docs/reference/verification.md; docs/reference/verification.md).
+"""
 
 from __future__ import annotations
 
@@ -29,17 +31,22 @@ def callback(**overrides: object) -> bytes:
 
 def test_good_callback_is_parsed() -> None:
     result = verify_callback(callback(), PASSPHRASE)
-    assert result.uuid.startswith("3f2b6c1e") and result.id == 42
-    assert result.new_status == 6 and result.new_status.name == "accepted"
-    assert result.new_status.is_accepted and result.is_known_event
+    assert result.uuid.startswith("3f2b6c1e")
+    assert result.id == 42
+    assert result.new_status == 6
+    assert result.new_status.name == "accepted"
+    assert result.new_status.is_accepted
+    assert result.is_known_event
     assert result.updated_at == datetime(2026, 11, 22, 10, tzinfo=UTC)
-    assert "passphrase" not in result.raw and PASSPHRASE not in repr(result)
+    assert "passphrase" not in result.raw
+    assert PASSPHRASE not in repr(result)
 
 
 def test_wrong_or_missing_passphrase_is_refused_with_401() -> None:
     with pytest.raises(CallbackError) as caught:
         verify_callback(callback(passphrase="correct horse battery!"), PASSPHRASE)
-    assert caught.value.reason == "passphrase_mismatch" and caught.value.status_code == 401
+    assert caught.value.reason == "passphrase_mismatch"
+    assert caught.value.status_code == 401
     assert PASSPHRASE not in str(caught.value)
     with pytest.raises(CallbackError) as caught:
         verify_callback(callback(passphrase=None), PASSPHRASE)
@@ -49,11 +56,15 @@ def test_wrong_or_missing_passphrase_is_refused_with_401() -> None:
 def test_unknown_status_codes_and_events_are_kept_not_rejected() -> None:
     result = verify_callback(callback(newStatus=42, event="customer_merged"), PASSPHRASE)
     assert isinstance(result.new_status, CustomerStatus)
-    assert result.new_status == 42 and not result.new_status.is_known
-    assert not result.new_status.is_accepted and result.new_status.name is None
-    assert result.event == "customer_merged" and not result.is_known_event
+    assert result.new_status == 42
+    assert not result.new_status.is_known
+    assert not result.new_status.is_accepted
+    assert result.new_status.name is None
+    assert result.event == "customer_merged"
+    assert not result.is_known_event
     reserved = verify_callback(callback(newStatus=8), PASSPHRASE)
-    assert reserved.new_status.name == "enhanced" and not reserved.new_status.is_accepted
+    assert reserved.new_status.name == "enhanced"
+    assert not reserved.new_status.is_accepted
 
 
 def test_expiry_warning_documents_and_extra_fields() -> None:
@@ -77,7 +88,8 @@ def test_expiry_warning_documents_and_extra_fields() -> None:
 def test_malformed_callbacks_are_refused_with_400(body: bytes, reason: str) -> None:
     with pytest.raises(CallbackError) as caught:
         verify_callback(body, PASSPHRASE)
-    assert caught.value.reason == reason and caught.value.status_code == 400
+    assert caught.value.reason == reason
+    assert caught.value.status_code == 400
 
 
 def test_mapping_and_text_bodies_are_accepted() -> None:

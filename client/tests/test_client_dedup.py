@@ -1,4 +1,6 @@
-"""Durable deduplication and the accept-once-then-2xx receiver (spec 2 §5 rule 6, §6.4)."""
+"""Durable deduplication and the accept-once-then-2xx receiver (docs/reference/webhooks.md §7.1
+rule 6, §6.4).
+"""
 
 from __future__ import annotations
 
@@ -46,7 +48,8 @@ def test_accept_is_true_once_then_false(tmp_path: Path) -> None:
         assert store.accept("evt_1", b"{}") is True
         assert store.accept("evt_1", b"{}") is False
         assert store.accept("evt_2") is True
-        assert store.seen("evt_1") and not store.seen("evt_3")
+        assert store.seen("evt_1")
+        assert not store.seen("evt_3")
 
 
 def test_accepted_events_survive_a_restart(tmp_path: Path) -> None:
@@ -66,8 +69,10 @@ def test_accepted_events_survive_a_restart(tmp_path: Path) -> None:
 def test_scopes_deduplicate_independently(tmp_path: Path) -> None:
     path = tmp_path / "events.db"
     with SqliteDedupStore(path, scope="crm") as crm, SqliteDedupStore(path, scope="ops") as ops:
-        assert crm.accept("evt_1") and ops.accept("evt_1")
-        assert not crm.accept("evt_1") and not ops.accept("evt_1")
+        assert crm.accept("evt_1")
+        assert ops.accept("evt_1")
+        assert not crm.accept("evt_1")
+        assert not ops.accept("evt_1")
 
 
 def test_concurrent_accepts_of_one_event_succeed_exactly_once(tmp_path: Path) -> None:
@@ -96,7 +101,8 @@ def test_receiver_answers_200_then_200_duplicate_without_repeat_work(tmp_path: P
         again = receiver.receive(body, headers)
         assert (first.status_code, first.duplicate) == (200, False)
         assert (again.status_code, again.duplicate) == (200, True)
-        assert isinstance(first.event, Event) and first.event.id == "evt_1"
+        assert isinstance(first.event, Event)
+        assert first.event.id == "evt_1"
         assert handled == ["evt_1"]
         assert [p.payload for p in store.pending()] == [body]
 

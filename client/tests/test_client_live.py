@@ -1,5 +1,6 @@
 """The client against a real Gatehouse server (uvicorn on a loopback port),
-CONTRACT §1-§2: every tenant route, typed errors, idempotent replays."""
+docs/reference/tenant-api.md; docs/reference/webhooks.md: every tenant route, typed errors,
+idempotent replays."""
 
 from __future__ import annotations
 
@@ -32,32 +33,47 @@ def test_provisioning_reads_and_access(client: Client, tenant: TenantFixture) ->
     created = client.create_application(
         "  Ada@Example.TEST ", external_ref=" crm-1 ", company_name="Ada Ltd"
     )
-    assert created.created is True and created.client_id.startswith("app_")
-    assert created.status == "pending" and created.status.is_known and not created.is_approved
-    assert created.external_ref == "crm-1" and created.applicant_email == "ada@example.test"
+    assert created.created is True
+    assert created.client_id.startswith("app_")
+    assert created.status == "pending"
+    assert created.status.is_known
+    assert not created.is_approved
+    assert created.external_ref == "crm-1"
+    assert created.applicant_email == "ada@example.test"
     again = client.create_application("ada@example.test", external_ref="crm-1")
-    assert again.created is False and again.client_id == created.client_id
+    assert again.created is False
+    assert again.client_id == created.client_id
 
     read = client.get_application(created.client_id)
-    assert read.client_id == created.client_id and read.members_included
+    assert read.client_id == created.client_id
+    assert read.members_included
     assert [m.email for m in read.members] == ["ada@example.test"]
-    assert read.updated_at is not None and read.created_at is not None
+    assert read.updated_at is not None
+    assert read.created_at is not None
 
     teammate = client.add_member(created.client_id, "bob@example.test")
-    assert teammate.created is True and teammate.uid and teammate.role == "teammate"
+    assert teammate.created is True
+    assert teammate.uid
+    assert teammate.role == "teammate"
     repeat = client.add_member(created.client_id, "bob@example.test")
-    assert repeat.created is False and repeat.joined_at == teammate.joined_at
+    assert repeat.created is False
+    assert repeat.joined_at == teammate.joined_at
 
     link = client.create_application_login_session(created.client_id, email="bob@example.test")
-    assert link.client_id == created.client_id and "/portal/login/" in link.login_url
-    assert link.expires_at is not None and link.login_url not in repr(link)
+    assert link.client_id == created.client_id
+    assert "/portal/login/" in link.login_url
+    assert link.expires_at is not None
+    assert link.login_url not in repr(link)
 
     locked = client.lock(created.client_id)
-    assert isinstance(locked, AccessState) and locked.locked and locked.access == "locked"
+    assert isinstance(locked, AccessState)
+    assert locked.locked
+    assert locked.access == "locked"
     assert client.lock(created.client_id).access == "locked"
     with pytest.raises(PermissionDenied) as denied:
         client.create_application_login_session(created.client_id)
-    assert denied.value.status == 403 and denied.value.code == "permission-denied"
+    assert denied.value.status == 403
+    assert denied.value.code == "permission-denied"
     assert client.unlock(created.client_id).access == "unlocked"
 
     owner = next(m for m in read.members if m.email == "ada@example.test")
@@ -79,7 +95,8 @@ def test_provisioning_reads_and_access(client: Client, tenant: TenantFixture) ->
 
     page = client.list_applications(external_ref="crm-1")
     assert [a.client_id for a in page.data] == [created.client_id]
-    assert page.has_more is False and page.next_cursor is None
+    assert page.has_more is False
+    assert page.next_cursor is None
 
 
 def test_login_session_provisions_and_a_repeated_key_replays_the_same_link(
@@ -88,13 +105,16 @@ def test_login_session_provisions_and_a_repeated_key_replays_the_same_link(
     first = client.create_login_session(
         "cy@example.test", external_ref="crm-2", redirect_path="/status", idempotency_key="k-1"
     )
-    assert first.status == "pending" and first.login_url
+    assert first.status == "pending"
+    assert first.login_url
     replay = client.create_login_session(
         "cy@example.test", external_ref="crm-2", redirect_path="/status", idempotency_key="k-1"
     )
-    assert replay.login_url == first.login_url and replay.client_id == first.client_id
+    assert replay.login_url == first.login_url
+    assert replay.client_id == first.client_id
     fresh = client.create_login_session("cy@example.test", external_ref="crm-2")
-    assert fresh.login_url != first.login_url and fresh.client_id == first.client_id
+    assert fresh.login_url != first.login_url
+    assert fresh.client_id == first.client_id
 
 
 def test_errors_are_typed_with_the_request_id(client: Client, live_server: str) -> None:
@@ -102,17 +122,20 @@ def test_errors_are_typed_with_the_request_id(client: Client, live_server: str) 
         client.get_application("app_doesnotexist")
     error = missing.value
     assert (error.status, error.code) == (404, "not-found")
-    assert error.request_id and error.request_id.startswith("req_")
+    assert error.request_id
+    assert error.request_id.startswith("req_")
     assert error.headers.get("service-request-id") == error.request_id
 
     with pytest.raises(InvalidArgument) as invalid:
         client.create_application("not-an-email")
-    assert invalid.value.status == 400 and invalid.value.details
+    assert invalid.value.status == 400
+    assert invalid.value.details
 
     client.create_application("dee@example.test", external_ref="crm-3")
     with pytest.raises(AlreadyExists) as taken:
         client.create_application("other@example.test", external_ref="crm-3")
-    assert taken.value.status == 409 and taken.value.code == "already-exists"
+    assert taken.value.status == 409
+    assert taken.value.code == "already-exists"
 
     with pytest.raises(InvalidArgument):
         client.list_applications(cursor="forged")
@@ -128,7 +151,8 @@ def test_errors_are_typed_with_the_request_id(client: Client, live_server: str) 
 def test_iter_applications_pages_with_the_cursor(client: Client) -> None:
     made = {client.create_application(f"p{i}@example.test").client_id for i in range(7)}
     seen = [a.client_id for a in client.iter_applications(page_size=3)]
-    assert sorted(seen) == sorted(made) and len(seen) == 7
+    assert sorted(seen) == sorted(made)
+    assert len(seen) == 7
     pending = list(client.iter_applications(status="pending", page_size=2))
     assert len(pending) == 7
     assert list(client.iter_applications(status="active", page_size=2)) == []
@@ -138,31 +162,38 @@ def test_webhook_management(client: Client) -> None:
     endpoint = client.webhooks.create(
         "http://127.0.0.1:9/hook", ["application.*"], description="CRM"
     )
-    assert (
-        endpoint.id.startswith("we_") and endpoint.secret and endpoint.secret.startswith("whsec_")
-    )
-    assert endpoint.enabled and endpoint.events == ["application.*"]
+    assert endpoint.id.startswith("we_")
+    assert endpoint.secret
+    assert endpoint.secret.startswith("whsec_")
+    assert endpoint.enabled
+    assert endpoint.events == ["application.*"]
     assert [e.id for e in client.webhooks.list()] == [endpoint.id]
     assert client.webhooks.list()[0].secret is None
     got = client.webhooks.get(endpoint.id)
-    assert got.description == "CRM" and got.secret is None
+    assert got.description == "CRM"
+    assert got.secret is None
 
     updated = client.webhooks.update(endpoint.id, events=["application.submitted"])
-    assert updated.events == ["application.submitted"] and updated.description == "CRM"
+    assert updated.events == ["application.submitted"]
+    assert updated.description == "CRM"
     with pytest.raises(InvalidArgument):
         client.webhooks.update(endpoint.id, events=["application.nope"])
 
     disabled = client.webhooks.disable(endpoint.id)
-    assert disabled.status == "disabled" and disabled.disabled_reason == "manual"
+    assert disabled.status == "disabled"
+    assert disabled.disabled_reason == "manual"
     enabled = client.webhooks.enable(endpoint.id)
-    assert enabled.enabled and enabled.disabled_reason is None
+    assert enabled.enabled
+    assert enabled.disabled_reason is None
 
     rotated = client.webhooks.rotate_secret(endpoint.id)
-    assert rotated.secret.startswith("whsec_") and rotated.secret != endpoint.secret
+    assert rotated.secret.startswith("whsec_")
+    assert rotated.secret != endpoint.secret
     assert rotated.previous_secret_expires_at is not None
 
     deliveries = client.webhooks.list_deliveries(endpoint.id, limit=10)
-    assert deliveries.data == [] and deliveries.has_more is False
+    assert deliveries.data == []
+    assert deliveries.has_more is False
 
     client.webhooks.delete(endpoint.id)
     with pytest.raises(NotFound):
@@ -199,5 +230,6 @@ def test_a_real_429_carries_retry_after(
         client.list_intakes()
         with pytest.raises(RateLimited) as limited:
             client.list_intakes()
-    assert limited.value.status == 429 and limited.value.retry_after is not None
+    assert limited.value.status == 429
+    assert limited.value.retry_after is not None
     assert 0 < limited.value.retry_after <= 60

@@ -1,4 +1,6 @@
-"""Models keep unknown fields and values; only `active` is approval (spec 1 §2.1, §2.2, §9)."""
+"""Models keep unknown fields and values; only `active` is approval (docs/reference/tenant-api.md
+§2.1, §2.3, §7).
+"""
 
 from __future__ import annotations
 
@@ -33,11 +35,16 @@ def test_application_keeps_unknown_fields_and_statuses() -> None:
             "decision": {"action": "something_new", "toStatus": "frozen", "at": None},
         }
     )
-    assert app.status == "approved" and not app.status.is_known
-    assert not app.is_approved and not is_approved(app) and not is_approved("approved")
+    assert app.status == "approved"
+    assert not app.status.is_known
+    assert not app.is_approved
+    assert not is_approved(app)
+    assert not is_approved("approved")
     assert app.extra == {"riskHint": "new"}
-    assert app.members[0].role == "owner" and app.members[0].extra == {"newMemberField": 1}
-    assert app.decision is not None and app.decision.to_status == "frozen"
+    assert app.members[0].role == "owner"
+    assert app.members[0].extra == {"newMemberField": 1}
+    assert app.decision is not None
+    assert app.decision.to_status == "frozen"
     assert app.created_at == datetime(2026, 11, 22, 10, tzinfo=UTC)
     assert app.members_included
 
@@ -53,14 +60,16 @@ def test_only_exact_active_is_approved(value: str, approved: bool) -> None:
 
 def test_list_elements_without_members_say_so() -> None:
     app = Application.from_json({"clientId": "app_1", "status": "pending"})
-    assert app.members == [] and not app.members_included
+    assert app.members == []
+    assert not app.members_included
 
 
 def test_credentials_stay_out_of_repr() -> None:
     session = LoginSession.from_json(
         {"loginUrl": "http://x/portal/login/SECRET", "clientId": "app_1", "expiresAt": None}
     )
-    assert "SECRET" not in repr(session) and session.login_url.endswith("SECRET")
+    assert "SECRET" not in repr(session)
+    assert session.login_url.endswith("SECRET")
     endpoint = WebhookEndpoint.from_json({"id": "we_1", "secret": "whsec_TOPSECRET"})
     assert "TOPSECRET" not in repr(endpoint)
 
@@ -69,7 +78,7 @@ def test_format_timestamp_is_the_api_format() -> None:
     assert format_timestamp(datetime(2026, 11, 22, 10, 0, 0, 123456, tzinfo=UTC)) == (
         "2026-11-22T10:00:00.123Z"
     )
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="timezone-aware"):
         format_timestamp(datetime(2026, 11, 22))
 
 
@@ -100,7 +109,8 @@ def test_sweep_tracker_keeps_the_previous_checkpoint_when_nothing_is_new() -> No
     tracker.next_window()
     assert tracker.result().checkpoint == t0
     empty = SweepTracker(since=None, overlap=timedelta(0))
-    assert empty.next_window() is False and empty.result() == ([], None)
+    assert empty.next_window() is False
+    assert empty.result() == ([], None)
 
 
 def test_sweep_tracker_replaces_an_older_version_and_stops_at_max_passes() -> None:
@@ -111,4 +121,5 @@ def test_sweep_tracker_replaces_an_older_version_and_stops_at_max_passes() -> No
     tracker.add(application("app_1", t0 + timedelta(seconds=3), status="hold"))
     assert tracker.next_window() is False  # max_passes reached
     (only,), checkpoint = tracker.result()
-    assert only.status == "hold" and checkpoint == t0 + timedelta(seconds=3)
+    assert only.status == "hold"
+    assert checkpoint == t0 + timedelta(seconds=3)

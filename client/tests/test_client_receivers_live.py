@@ -1,7 +1,7 @@
 """The example receivers, fed by a real Gatehouse server: webhook test sends,
 secret rotation, real events from the delivery worker, a replayed delivery
-acknowledged without repeat work (spec 2 §4.4, §5, §6.4), and verification
-callbacks from the callback worker (spec 3)."""
+acknowledged without repeat work (docs/reference/webhooks.md §4.10, §7.1, §7.2), and verification
+callbacks from the callback worker (docs/reference/verification.md)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from tests.support.live import free_port, serve_in_thread
 from conftest import load_example
 from gatehouse.runtime import Runtime
 from gatehouse.verification.delivery import run_callback_worker
+from gatehouse.webhooks.delivery import DeliveryWorker
 from gatehouse.webhooks.outbox import publish
-from gatehouse.webhooks.worker import DeliveryWorker
 
 fastapi_example = load_example("fastapi_receiver")
 wsgi_example = load_example("wsgi_receiver")
@@ -77,7 +77,8 @@ def test_fastapi_example_verifies_test_sends_across_a_secret_rotation(
 
         with serve_in_thread(app, port=port):
             result = client.webhooks.test(endpoint.id)
-            assert result.success and result.http_status == 200, result
+            assert result.success, result
+            assert result.http_status == 200, result
             (pending,) = store.pending()
             assert json.loads(pending.payload or b"")["type"] == "webhook.test"
 
@@ -95,7 +96,8 @@ def test_fastapi_example_verifies_test_sends_across_a_secret_rotation(
 
         with serve_in_thread(wrong_app, port=port):
             refused = client.webhooks.test(endpoint.id)
-            assert not refused.success and refused.http_status == 401
+            assert not refused.success
+            assert refused.http_status == 401
         with serve_in_thread(
             lambda: fastapi_example.create_app([rotated.secret], store), port=port
         ):
@@ -117,7 +119,8 @@ def test_wsgi_example_verifies_a_test_send(
         )
         with wsgi_server(app, port):
             result = client.webhooks.test(endpoint.id)
-            assert result.success and result.http_status == 200, result
+            assert result.success, result
+            assert result.http_status == 200, result
             assert [json.loads(p.payload or b"")["type"] for p in store.pending()] == [
                 "webhook.test"
             ]
@@ -247,7 +250,8 @@ async def test_verification_callbacks_reach_the_example_receiver(
                 assert changed.status_code == 200, changed.text
             (pending,) = await eventually(store.pending)
             callback = verify_callback(pending.payload or b"", PASSPHRASE)
-            assert callback.uuid == uuid and callback.new_status.is_accepted
+            assert callback.uuid == uuid
+            assert callback.new_status.is_accepted
             assert callback.event == "customer_status_changed"
     finally:
         stop.set()

@@ -1,4 +1,4 @@
-"""Retry decisions of spec 1 §4.15 and §7 (CONTRACT §1.4).
+"""Retry decisions of docs/reference/tenant-api.md §5.15, §4.4 (docs/reference/tenant-api.md §4.6).
 
 httpx.MockTransport stands in for the network here only, to script 429s,
 5xx and dropped connections; the client's behaviour against a real server
@@ -111,7 +111,8 @@ def test_429_also_retries_writes_that_must_not_be_repeated() -> None:
     script = Script(err(429, "resource-exhausted", {"Retry-After": "1"}), ok(session, 201))
     client, _ = make_client(script)
     assert client.create_login_session("a@example.test").client_id == "app_1"
-    assert script.keys[0] is not None and script.keys[0] == script.keys[1]
+    assert script.keys[0] is not None
+    assert script.keys[0] == script.keys[1]
 
 
 def test_429_exhausted_raises_rate_limited_with_retry_after() -> None:
@@ -119,7 +120,8 @@ def test_429_exhausted_raises_rate_limited_with_retry_after() -> None:
     client, sleeps = make_client(script, max_retries=2)
     with pytest.raises(RateLimited) as caught:
         client.list_intakes()
-    assert caught.value.retry_after == 2.0 and caught.value.status == 429
+    assert caught.value.retry_after == 2.0
+    assert caught.value.status == 429
     assert sleeps == [2.0, 2.0]
 
 
@@ -128,14 +130,16 @@ def test_a_retry_after_beyond_the_cap_is_not_waited_for() -> None:
     client, sleeps = make_client(script, max_retry_after=60)
     with pytest.raises(RateLimited) as caught:
         client.list_intakes()
-    assert caught.value.retry_after == 3600 and sleeps == []
+    assert caught.value.retry_after == 3600
+    assert sleeps == []
 
 
 def test_409_aborted_in_flight_waits_and_repeats_with_the_same_key() -> None:
     script = Script(err(409, "aborted", {"Retry-After": "1"}), ok(APP, 201))
     client, sleeps = make_client(script)
     assert client.create_application("a@example.test", external_ref="crm-1").created is True
-    assert sleeps == [1.0] and script.keys[0] == script.keys[1]
+    assert sleeps == [1.0]
+    assert script.keys[0] == script.keys[1]
 
 
 @pytest.mark.parametrize(
@@ -164,8 +168,10 @@ def test_a_keyed_write_is_repeated_with_the_key_generated_once() -> None:
     script = Script(err(500, "internal"), httpx.ReadTimeout("lost"), ok(APP, 200))
     client, _ = make_client(script)
     app = client.create_application("a@example.test", external_ref="crm-1")
-    assert app.client_id == "app_1" and app.created is False
-    assert len(set(script.keys)) == 1 and script.keys[0] is not None
+    assert app.client_id == "app_1"
+    assert app.created is False
+    assert len(set(script.keys)) == 1
+    assert script.keys[0] is not None
     bodies = [json.loads(r.content) for r in script.requests]
     assert all(b == {"email": "a@example.test", "externalRef": "crm-1"} for b in bodies)
 
@@ -176,10 +182,11 @@ def test_each_logical_call_gets_its_own_key_and_a_caller_key_is_used_as_is() -> 
     client.create_application("a@example.test")
     client.create_application("a@example.test")
     client.create_application("a@example.test", idempotency_key="order-77")
-    assert script.keys[0] != script.keys[1] and script.keys[2] == "order-77"
-    with pytest.raises(ValueError):
+    assert script.keys[0] != script.keys[1]
+    assert script.keys[2] == "order-77"
+    with pytest.raises(ValueError, match="Idempotency-Key is 1 to 255 printable ASCII"):
         client.create_application("a@example.test", idempotency_key="x" * 256)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Idempotency-Key is 1 to 255 printable ASCII"):
         client.create_application("a@example.test", idempotency_key="caf\u00e9")
 
 
@@ -206,7 +213,8 @@ def test_login_sessions_are_never_repeated_blindly(failure: Any) -> None:
     client, sleeps = make_client(script)
     with pytest.raises(AmbiguousResult) as caught:
         client.create_login_session("a@example.test", external_ref="crm-1")
-    assert len(script.requests) == 1 and sleeps == []
+    assert len(script.requests) == 1
+    assert sleeps == []
     assert caught.value.idempotency_key == script.keys[0]
     # Repeating deliberately with the same key is how to get the first link back.
     session = {"loginUrl": "http://x/portal/login/t", "clientId": "app_1", "expiresAt": None}
@@ -254,7 +262,8 @@ def test_member_add_lock_and_unlock_repeat_even_without_a_key(call: Any, path: s
     script = Script(err(500, "internal"), httpx.ReadTimeout("lost"), ok(answer))
     client, _ = make_client(script)
     call(client)
-    assert script.paths == [path, path, path] and script.keys == [None, None, None]
+    assert script.paths == [path, path, path]
+    assert script.keys == [None, None, None]
 
 
 def test_provisioning_without_a_key_reconciles_by_external_ref_before_repeating() -> None:
@@ -262,7 +271,8 @@ def test_provisioning_without_a_key_reconciles_by_external_ref_before_repeating(
     script = Script(httpx.ReadTimeout("lost"), ok(listed))
     client, _ = make_client(script)
     app = client.create_application("a@example.test", external_ref="  crm-1 ", idempotent=False)
-    assert app.client_id == "app_1" and app.created is None
+    assert app.client_id == "app_1"
+    assert app.created is None
     assert script.paths == ["POST /v1/applications", "GET /v1/applications"]
     assert script.requests[1].url.params["externalRef"] == "crm-1"  # trimmed like the server
     assert script.keys == [None, None]
@@ -303,7 +313,8 @@ def test_webhook_create_without_a_key_is_ambiguous_not_repeated() -> None:
     client, _ = make_client(script)
     with pytest.raises(AmbiguousResult) as caught:
         client.webhooks.create("https://hooks.example.com/x", ["*"], idempotent=False)
-    assert caught.value.idempotency_key is None and len(script.requests) == 1
+    assert caught.value.idempotency_key is None
+    assert len(script.requests) == 1
 
 
 @pytest.mark.parametrize(
@@ -336,7 +347,8 @@ def test_4xx_are_typed_and_never_retried(status: int, code: str, cls: type[Excep
     assert isinstance(error, GatehouseError)
     assert (error.status, error.code, error.request_id) == (status, code, "req_9")
     assert error.details == [{"field": "email", "issue": "invalid"}]
-    assert len(script.requests) == 1 and sleeps == []
+    assert len(script.requests) == 1
+    assert sleeps == []
 
 
 def test_a_non_json_error_body_still_raises_a_typed_error() -> None:
@@ -344,7 +356,8 @@ def test_a_non_json_error_body_still_raises_a_typed_error() -> None:
     client, _ = make_client(script)
     with pytest.raises(NotFound) as caught:
         client.get_application("app_1")
-    assert caught.value.request_id == "req_x" and caught.value.code is None
+    assert caught.value.request_id == "req_x"
+    assert caught.value.code is None
 
 
 def test_list_filters_and_cursor_are_sent_and_iteration_keeps_them_fixed() -> None:
@@ -389,7 +402,9 @@ async def test_async_client_follows_the_same_rules() -> None:
         "http://gatehouse.test", API_KEY, transport=httpx.MockTransport(script), sleep=record
     ) as client:
         app = await client.create_application("a@example.test", external_ref="crm-1")
-        assert app.created is True and sleeps[0] == 3.0 and len(sleeps) == 2
+        assert app.created is True
+        assert sleeps[0] == 3.0
+        assert len(sleeps) == 2
         assert len(set(script.keys)) == 1
         with pytest.raises(AmbiguousResult):
             await client.create_application_login_session("app_1")
@@ -397,4 +412,5 @@ async def test_async_client_follows_the_same_rules() -> None:
 
 def test_repr_never_shows_the_api_key() -> None:
     client, _ = make_client(Script())
-    assert API_KEY not in repr(client) and "S" * 32 not in repr(client)
+    assert API_KEY not in repr(client)
+    assert "S" * 32 not in repr(client)

@@ -1,4 +1,6 @@
-"""verify(): every check of spec 2 §5 (CONTRACT §2.3 header names and format)."""
+"""verify(): every check of docs/reference/webhooks.md §7.1 (docs/reference/webhooks.md §6 header
+names and format).
+"""
 
 from __future__ import annotations
 
@@ -69,9 +71,12 @@ def test_good_signature_returns_typed_event() -> None:
         "application.status.changed",
         TENANT,
     )
-    assert event.client_id == "app_1" and event.sequence == 3 and event.attempt == 2
+    assert event.client_id == "app_1"
+    assert event.sequence == 3
+    assert event.attempt == 2
     assert event.timestamp == NOW
-    assert event.status == "needs_info" and not event.status.is_approved  # type: ignore[union-attr]
+    assert event.status == "needs_info"
+    assert not event.status.is_approved
 
 
 def test_signature_is_hmac_sha256_of_timestamp_dot_raw_body_with_secret_as_is() -> None:
@@ -214,7 +219,8 @@ def test_headers_are_case_insensitive_and_pairs_are_accepted() -> None:
 def test_unknown_event_types_and_fields_are_kept() -> None:
     body = envelope(type="application.future.thing", newField={"x": 1})
     event = verify(body, headers_for(body), SECRET, now=NOW)
-    assert event.type == "application.future.thing" and not event.is_known_type
+    assert event.type == "application.future.thing"
+    assert not event.is_known_type
     assert event.extra == {"newField": {"x": 1}}
 
 
@@ -222,11 +228,12 @@ def test_unknown_status_is_never_approval() -> None:
     body = envelope(data={"clientId": "app_1", "status": "approved", "sequence": 1})
     event = verify(body, headers_for(body), SECRET, now=NOW)
     assert event.status == "approved"
-    assert event.status is not None and not event.status.is_approved
+    assert event.status is not None
+    assert not event.status.is_approved
     assert not event.status.is_known
 
 
 def test_secrets_are_required() -> None:
     body = envelope()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least one nonempty secret"):
         verify(body, headers_for(body), [], now=NOW)

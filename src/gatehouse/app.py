@@ -1,29 +1,36 @@
-"""create_app: one ASGI application serving every surface (CONTRACT §0)."""
+"""create_app: one ASGI application serving every surface (docs/reference/settings.md)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.openapi.utils import get_openapi
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from fastapi import FastAPI
 from sqlalchemy import text
 from starlette.responses import Response
 
-from gatehouse import __version__
+from gatehouse import __version__, metrics
+from gatehouse.api.openapi import OPERATIONS as tenant_operations
 from gatehouse.api.routes import router as tenant_router
+from gatehouse.api.webhooks import router as webhooks_router
 from gatehouse.dashboard.routes import router as dashboard_router
-from gatehouse.http import body, handlers, metrics
-from gatehouse.http.edge import EdgeMiddleware
-from gatehouse.http.responses import JSONResponse
+from gatehouse.portal.openapi import OPERATIONS as portal_operations
 from gatehouse.portal.routes import router as portal_router
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
+from gatehouse.staff.openapi import OPERATIONS as staff_operations
 from gatehouse.staff.routes import router as staff_router
-from gatehouse.verification.routes import router as verification_router
-from gatehouse.webhooks.routes import router as webhooks_router
+from gatehouse.verification import schemas as verification_schemas
+from gatehouse.verify.openapi import OPERATIONS as verify_operations
+from gatehouse.verify.routes import router as verification_router
+from gatehouse.web import dispatch, handlers, openapi, readiness
+from gatehouse.web.edge import EdgeMiddleware
+from gatehouse.web.responses import JSONResponse
+from gatehouse.webhooks import schemas as webhook_schemas
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
@@ -32,8 +39,16 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
-        await runtime.close()
+        metrics.process_started()
+        flusher = asyncio.create_task(metrics.flush_periodically())
+        try:
+            yield
+        finally:
+            flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await flusher
+            metrics.process_stopping()
+            await runtime.close()
 
     app = FastAPI(
         title="Gatehouse",
@@ -57,6 +72,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.include_router(dashboard_router)
     _add_operational_routes(app, runtime)
     app.add_middleware(EdgeMiddleware, runtime=runtime)
+    # A request meets only the routes of its own surface (web/dispatch.py).
+    dispatch.install(app)
     return app
 
 
@@ -70,123 +87,93 @@ def _add_operational_routes(app: FastAPI, runtime: Runtime) -> None:
             return JSONResponse({"status": "unavailable", "database": "down"}, status_code=503)
         return JSONResponse({"status": "ok", "database": "ok"})
 
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> Response:
+        found = await readiness.readiness(runtime)
+        return JSONResponse(found.body(), status_code=found.status_code)
+
     @app.get("/metrics", include_in_schema=False)
     async def metrics_endpoint() -> Response:
-        return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+        return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
 
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_endpoint() -> Response:
         return JSONResponse(openapi_document(app))
 
     @app.get("/docs", include_in_schema=False)
-    async def docs(request: Request) -> Response:
-        from fastapi.openapi.docs import get_swagger_ui_html
+    async def docs() -> Response:
+        return openapi.docs_page()
 
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="Gatehouse API")
+    @app.get("/docs/assets/{name}", include_in_schema=False)
+    async def docs_asset(name: str) -> Response:
+        """Swagger UI's own files, served from the installed package (no CDN)."""
+        content = openapi.docs_asset(name)
+        if content is None:
+            return JSONResponse(
+                {"error": {"code": "not-found", "message": "No such asset.", "requestId": ""}},
+                status_code=404,
+            )
+        return Response(
+            content,
+            media_type=openapi.DOCS_ASSETS[name],
+            headers={"Cache-Control": "public, max-age=86400"},
+        )
+
+
+OPERATIONS: dict[tuple[str, str], openapi.Op] = {
+    **tenant_operations,
+    **staff_operations,
+    **verify_operations,
+    **portal_operations,
+}
+
+DESCRIPTION = """Gatehouse: onboarding (KYC/KYB) platform.
+
+Four JSON surfaces, each with its own credential: the tenant API (`/v1`, an API key as a
+bearer token, scopes per operation), the staff API (`/staff/v1`, a staff member's personal
+token, least role per operation), the verification interface (`/verify`, HTTP Basic with a
+verification client's uuid and secret) and the applicant portal's JSON routes (`/portal/api`,
+the portal session cookie). The `webhooks` section describes every event Gatehouse POSTs to a
+registered endpoint, and the verification callback. How to use this document:
+docs/api-reference.md."""
 
 
 def openapi_document(app: FastAPI) -> dict[str, Any]:
-    """The OpenAPI 3.1 document, with the body models of `body_schema` added."""
+    """The OpenAPI 3.1 document (docs/api-reference.md), built once per app."""
     if app.openapi_schema:
         return app.openapi_schema
-    document = get_openapi(
-        title=app.title, version=app.version, routes=app.routes, description=app.description
-    )
-    components = document.setdefault("components", {}).setdefault("schemas", {})
-    for name, model in body.SCHEMAS.items():
-        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
-        for def_name, definition in schema.pop("$defs", {}).items():
-            components.setdefault(def_name, definition)
-        components[name] = schema
-    _document_errors(document)
+    document = openapi.build_document(app, OPERATIONS, webhook_section(), description=DESCRIPTION)
     app.openapi_schema = document
     return document
 
 
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "message", "requestId"],
-            "properties": {
-                "code": {"type": "string"},
-                "message": {"type": "string"},
-                "requestId": {"type": "string"},
-                "details": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["field", "issue"],
-                        "properties": {
-                            "field": {"type": "string"},
-                            "issue": {"type": "string"},
-                        },
-                    },
-                },
-            },
-        }
-    },
-}
-# Errors of the verification interface are `{"message"}` (CONTRACT §3).
-VERIFY_ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["message"],
-    "properties": {"message": {"type": "string"}},
-}
-_ERROR_STATUSES = {
-    "400": "Invalid argument or failed precondition.",
-    "401": "Missing or invalid credentials.",
-    "403": "Permission denied.",
-    "404": "Not found.",
-    "405": "Method not allowed (OPTIONS always answers 405 with an empty body).",
-    "409": "Already exists, or the Idempotency-Key is in flight (aborted).",
-    "410": "The application was erased (failed-precondition).",
-    "429": "Rate limited; see Retry-After.",
-    "500": "Internal error.",
-}
-
-_VERIFY_STATUSES = ("400", "401", "404", "405")
+def _operation_name(event_type: str) -> str:
+    words = re.split(r"[._]", event_type)
+    return "on" + "".join(word.capitalize() for word in words)
 
 
-def _document_errors(document: dict[str, Any]) -> None:
-    """Document the error bodies every JSON surface answers with (spec 1 §7).
-
-    FastAPI's 422 is dropped: validation errors are 400 invalid-argument here.
-    A success body documented as a JSON string (FastAPI's reading of `-> Response`)
-    is opened up to any JSON value.
-    """
-    components = document["components"]["schemas"]
-    components["Error"] = ERROR_SCHEMA
-    components["VerifyError"] = VERIFY_ERROR_SCHEMA
-    for path, operations in document.get("paths", {}).items():
-        statuses = _ERROR_STATUSES
-        if path.startswith(("/v1", "/staff/v1", "/portal/api")):
-            ref = "#/components/schemas/Error"
-        elif path.startswith("/verify"):
-            ref = "#/components/schemas/VerifyError"
-            statuses = {k: v for k, v in _ERROR_STATUSES.items() if k in _VERIFY_STATUSES}
-        else:
-            ref = None
-        for operation in operations.values():
-            if not isinstance(operation, dict) or "responses" not in operation:
-                continue
-            responses = operation["responses"]
-            responses.pop("422", None)
-            for answer in responses.values():
-                # Endpoints annotated `-> Response` are documented as a JSON string;
-                # they answer JSON objects, so the body schema is left open instead.
-                media = answer.get("content", {}).get("application/json")
-                if media is not None and media.get("schema") == {"type": "string"}:
-                    media["schema"] = {}
-            if ref is None:
-                continue
-            for status, description in statuses.items():
-                responses.setdefault(
-                    status,
-                    {
-                        "description": description,
-                        "content": {"application/json": {"schema": {"$ref": ref}}},
-                    },
-                )
+def webhook_section() -> dict[str, openapi.Webhook]:
+    """Every event type of the catalogue (envelope and `data`), and the verification callback."""
+    hooks = {
+        str(event_type): openapi.Webhook(
+            operation_id=_operation_name(event_type),
+            summary=f"The {event_type} event",
+            body=webhook_schemas.EventEnvelope,
+            data=data,
+            event_type=str(event_type),
+            headers=openapi.GATEHOUSE_DELIVERY_HEADERS,
+            description="POSTed to every enabled endpoint whose `events` filter matches "
+            "(docs/reference/webhooks.md §5, §6).",
+            example=webhook_schemas.event_example(event_type),
+        )
+        for event_type, data in webhook_schemas.EVENT_DATA.items()
+    }
+    hooks["verification.callback"] = openapi.Webhook(
+        operation_id="onVerificationCallback",
+        summary="The verification callback, POSTed to a client's registered callback URL",
+        body=verification_schemas.CustomerCallback,
+        description="One attempt, then at most three retries (docs/reference/verification.md "
+        "§5, §6); `passphrase` is the one the client registered.",
+        example=verification_schemas.CALLBACK_EXAMPLE,
+    )
+    return hooks

@@ -1,4 +1,7 @@
-"""The `gatehouse` command: serve, worker, migrate, staff create, demo (CONTRACT §0)."""
+"""The `gatehouse` command: serve, worker, migrate, staff create, demo.
+
+Documented in docs/reference/settings.md.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,10 @@ import asyncio
 import json
 import logging
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from typing import Annotated, NoReturn
 
 import typer
@@ -16,13 +21,19 @@ from rich.console import Console
 
 from gatehouse import logs
 from gatehouse.settings import Settings
-from gatehouse.storage.migrate import upgrade
+from gatehouse.storage.migrate import status, upgrade
 
 app = typer.Typer(help="Gatehouse onboarding platform.", no_args_is_help=True, add_completion=False)
 staff_app = typer.Typer(help="Staff members.", no_args_is_help=True)
 app.add_typer(staff_app, name="staff")
+keys_app = typer.Typer(
+    help="The key ring (GATEHOUSE_SECRET_KEY and previous keys).", no_args_is_help=True
+)
+app.add_typer(keys_app, name="keys")
 console = Console(stderr=True)
 log = logging.getLogger("gatehouse.cli")
+# Read by prometheus-client when the serving processes import it (gatehouse.metrics).
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 def _fail(message: str) -> NoReturn:
@@ -41,13 +52,15 @@ def _settings(host: str | None = None, port: int | None = None) -> Settings:
         )
         _fail(f"invalid settings: {problems}")
     if settings.public_url is None and host is not None and port is not None:
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        # A wildcard bind is shown as the loopback address (a comparison, not a bind).
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
         settings.public_url = f"http://{shown}:{port}"
     return settings
 
 
 def _require_secret_key(settings: Settings) -> None:
-    """SECRET_KEY: generated beside the SQLite file, required for PostgreSQL (CONTRACT §0)."""
+    """SECRET_KEY: generated beside the SQLite file, required for PostgreSQL
+    (docs/reference/settings.md §3.1)."""
     try:
         settings.resolved_secret_key()
     except (RuntimeError, OSError) as exc:
@@ -62,11 +75,28 @@ def _migrate(settings: Settings) -> None:
         _fail(f"could not migrate the database: {type(exc).__name__}")
 
 
+def _print_status(settings: Settings) -> None:
+    try:
+        found = status(settings.database_url)
+    except Exception as exc:
+        log.exception("could not read the migration status")
+        _fail(f"could not read the migration status: {type(exc).__name__}")
+    current = ", ".join(found.current) if found.current else "none (empty database)"
+    sys.stdout.write(f"current: {current}\n")
+    sys.stdout.write(f"latest: {found.latest}\n")
+    sys.stdout.write("up to date\n" if found.up_to_date else "migrations pending\n")
+
+
 def _warn_private(settings: Settings) -> None:
     if settings.webhook_allow_private_urls:
         log.warning(
             "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_URLS is set: webhook and callback receivers may be "
             "http, private or loopback addresses. Use this for development and tests only."
+        )
+    if settings.staff_mfa == "off":
+        log.warning(
+            "GATEHOUSE_STAFF_MFA=off: staff sign in to the dashboard without a second factor. "
+            "Use this for development only."
         )
 
 
@@ -92,26 +122,62 @@ def serve(
         os.environ.pop("GATEHOUSE_SERVE_NO_WORKER", None)
     import uvicorn
 
-    log.info("serving", extra={"host": host, "port": port, "workers": workers})
-    uvicorn.run(
-        "gatehouse.server:asgi_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_config=None,
-        access_log=False,
-        proxy_headers=False,
-        server_header=False,
-        # A busy host can take more than uvicorn's default 5 s to answer a worker ping.
-        timeout_worker_healthcheck=60,
+    metrics_dir = _metrics_dir(workers)
+    log.info(
+        "serving",
+        extra={"host": host, "port": port, "workers": workers, "metrics_dir": metrics_dir},
     )
+    try:
+        uvicorn.run(
+            "gatehouse.server:asgi_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_config=None,
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            # A busy host can take more than uvicorn's default 5 s to answer a worker ping.
+            timeout_worker_healthcheck=60,
+        )
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _metrics_dir(workers: int) -> str | None:
+    """With several processes, a fresh directory where they all keep their metrics
+    (docs/operations.md, "Metrics"); with one, none (its own registry is exact)."""
+    os.environ.pop(MULTIPROC_ENV, None)
+    if workers <= 1:
+        return None
+    directory = tempfile.mkdtemp(prefix="gatehouse-metrics-")
+    os.environ[MULTIPROC_ENV] = directory
+    return directory
 
 
 @app.command()
-def worker() -> None:
+def worker(
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            envvar="GATEHOUSE_WORKER_METRICS_PORT",
+            help="Serve /metrics, /healthz and /readyz on this port (none when unset).",
+        ),
+    ] = None,
+    metrics_host: Annotated[
+        str,
+        typer.Option(
+            envvar="GATEHOUSE_WORKER_METRICS_HOST", help="Interface of the metrics listener."
+        ),
+    ] = "127.0.0.1",
+) -> None:
     """Run only the background workers (beside `serve --no-worker`)."""
+    # One process: its own registry is exact (docs/operations.md, "Worker metrics").
+    os.environ.pop(MULTIPROC_ENV, None)
     from gatehouse.runtime import Runtime
+    from gatehouse.web.listener import MetricsListener
     from gatehouse.workers import run_workers
 
     settings = _settings()
@@ -122,23 +188,42 @@ def worker() -> None:
 
     async def main() -> None:
         runtime = Runtime.build(settings)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+        listener = MetricsListener(runtime)
         try:
-            await run_workers(runtime, stop)
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            address = None
+            if metrics_port is not None:
+                try:
+                    host, port = await listener.start(metrics_host, metrics_port)
+                except OSError as exc:
+                    _fail(f"cannot listen on {metrics_host}:{metrics_port}: {exc.strerror}")
+                address = f"{host}:{port}"
+            log.info("worker started", extra={"pid": os.getpid(), "metrics": address})
+            await run_workers(runtime, stop, sample=metrics_port is not None)
         finally:
+            await listener.close()
             await runtime.close()
+        log.info("worker stopped", extra={"pid": os.getpid()})
 
     asyncio.run(main())
 
 
 @app.command()
-def migrate() -> None:
-    """Apply migrations and exit."""
+def migrate(
+    show_status: Annotated[
+        bool,
+        typer.Option("--status", help="Print the current and the latest revision; change nothing."),
+    ] = False,
+) -> None:
+    """Apply migrations and exit (under the migration lock, docs/platform.md)."""
     settings = _settings()
     logs.configure(settings.log_level)
+    if show_status:
+        _print_status(settings)
+        return
     if settings.is_sqlite:
         # Keep the generated key beside the file from the very first command.
         _require_secret_key(settings)
@@ -151,10 +236,12 @@ def staff_create(
     email: Annotated[str, typer.Option(help="Staff email.")],
     role: Annotated[str, typer.Option(help="analyst, mlro, admin or super_admin.")],
 ) -> None:
-    """Create a staff member and print {staffId, email, role, token} as JSON."""
-    from gatehouse.http.errors import ApiError
+    """Create a staff member and print {staffId, email, role, token, inviteUrl,
+    inviteExpiresAt} as JSON (the token and the invite link are shown this once)."""
+    from gatehouse.accounts.lifecycle import create_staff_member
+    from gatehouse.audit.context import WriteContext
+    from gatehouse.errors import GatehouseError
     from gatehouse.runtime import Runtime
-    from gatehouse.staff.accounts import create_staff_member
 
     settings = _settings()
     logs.configure("WARNING")
@@ -164,15 +251,77 @@ def staff_create(
     async def main() -> dict[str, str]:
         runtime = Runtime.build(settings)
         try:
-            return await create_staff_member(runtime, email, role)
+            ctx = WriteContext.system("cli", runtime.now())
+            return await create_staff_member(runtime, email, role, ctx)
         finally:
             await runtime.close()
 
     try:
         created = asyncio.run(main())
-    except ApiError as exc:
+    except GatehouseError as exc:
         _fail(exc.message)
     sys.stdout.write(json.dumps(created) + "\n")
+
+
+@keys_app.command("rotate")
+def keys_rotate() -> None:
+    """Seal every stored secret again under the current key; print counts as JSON.
+
+    Run it after making a new GATEHOUSE_SECRET_KEY current and moving the old one to
+    GATEHOUSE_PREVIOUS_SECRET_KEYS. Documents uploaded before custody existed move into
+    GATEHOUSE_DOCUMENT_STORE first, sealed (docs/documents.md §7). `digests` counts the
+    credentials by key: those under a previous key stop verifying when it leaves the ring
+    (docs/operations.md, "Keys and rotation").
+    """
+    from gatehouse.crypto import Crypto
+    from gatehouse.documents.custody import seal_legacy_documents
+    from gatehouse.documents.stores import open_store
+    from gatehouse.storage.db import Database
+    from gatehouse.storage.sealed import count_digests, rekey_all
+    from gatehouse.timeutil import utcnow
+
+    settings = _settings()
+    logs.configure("WARNING")
+    _require_secret_key(settings)
+    _migrate(settings)
+
+    crypto = Crypto(settings.resolved_secret_key(), settings.previous_key_list)
+
+    async def main() -> dict[str, object]:
+        db = Database(settings.database_url)
+        try:
+            store = open_store(settings.document_store, db)
+            sealed = await seal_legacy_documents(db, crypto, store, utcnow())
+            counts = await rekey_all(db, crypto)
+            digests = await count_digests(db, crypto)
+        finally:
+            await db.dispose()
+        return {
+            "currentKeyId": crypto.current_kid,
+            "keyIds": list(crypto.key_ids),
+            "columns": [
+                {
+                    "column": c.column,
+                    "rekeyed": c.rekeyed,
+                    "alreadyCurrent": c.current,
+                    "unreadable": c.unreadable,
+                }
+                for c in counts
+            ],
+            "documentsSealed": sealed,
+            "digests": [
+                {
+                    "column": d.column,
+                    "currentKey": d.current,
+                    "previousKeys": d.previous,
+                    "noKeyId": d.unlabelled,
+                    "keysNotInRing": d.outside,
+                }
+                for d in digests
+            ],
+        }
+
+    sys.stdout.write(json.dumps(asyncio.run(main())) + "\n")
 
 
 @app.command()
@@ -190,7 +339,28 @@ def demo(
     made = asyncio.run(seed_demo(settings))
     sys.stdout.write(json.dumps(made, indent=2) + "\n")
     sys.stdout.flush()
+    sign_in = made["dashboardSignIn"]
+    if isinstance(sign_in, dict):  # says which: an invite link, or (MFA off) a password
+        console.print(f"Dashboard sign-in: {sign_in['how']}", markup=False, highlight=False)
     serve(host=host, port=port, workers=1, no_worker=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from gatehouse import __version__
+
+        sys.stdout.write(f"gatehouse {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Gatehouse onboarding platform."""
 
 
 def main() -> None:

@@ -1,12 +1,23 @@
-"""`gatehouse demo`: a tenant, one usable intake, an all-scopes key and a super_admin."""
+"""`gatehouse demo`: a tenant, one usable intake, an all-scopes key and a super_admin.
+
+The super_admin signs in through an invite link (a password, then an authenticator app). With
+GATEHOUSE_STAFF_MFA=off (development only) the demo sets a password itself and prints it
+instead, so the dashboard is one sign-in away (docs/staff-identity.md "Development").
+"""
 
 from __future__ import annotations
 
-from gatehouse.http.auth import ALL_SCOPES
+import secrets
+
+from gatehouse.accounts.identity import mfa_required
+from gatehouse.accounts.lifecycle import create_staff_member
+from gatehouse.accounts.service import create_api_key, create_tenant
+from gatehouse.accounts.sign_in import set_password_directly
+from gatehouse.audit.context import WriteContext
+from gatehouse.domain.principals import ALL_SCOPES
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
-from gatehouse.staff.accounts import create_api_key, create_staff_member, create_tenant
 from gatehouse.storage.tables.applications import Intake
 
 DEMO_CHECKLIST = [
@@ -58,9 +69,26 @@ async def seed_demo(settings: Settings) -> dict[str, object]:
                 )
             )
         key = await create_api_key(runtime, str(tenant["tenantId"]), "demo", list(ALL_SCOPES))
+        ctx = WriteContext.system("demo", runtime.now())
         admin = await create_staff_member(
-            runtime, f"admin+{label_id[-6:]}@demo.test", "super_admin"
+            runtime, f"admin+{label_id[-6:]}@demo.test", "super_admin", ctx
         )
+        sign_in: dict[str, str]
+        if mfa_required(settings):
+            sign_in = {
+                "how": "Open inviteUrl in a browser: set a password, then scan the QR code "
+                "with an authenticator app. The link works once, for 72 hours.",
+                "inviteUrl": admin["inviteUrl"],
+            }
+        else:
+            password = "-".join(secrets.token_hex(3) for _ in range(4))
+            await set_password_directly(runtime, admin["staffId"], password, ctx)
+            sign_in = {
+                "how": "GATEHOUSE_STAFF_MFA=off (development only): sign in at "
+                "/dashboard/sign-in with this email and password; no second factor.",
+                "email": admin["email"],
+                "password": password,
+            }
     finally:
         await runtime.close()
     return {
@@ -68,7 +96,8 @@ async def seed_demo(settings: Settings) -> dict[str, object]:
         "tenant": tenant,
         "labelId": label_id,
         "apiKey": key["apiKey"],
-        "staff": admin,
+        "staff": {k: v for k, v in admin.items() if k not in ("inviteUrl", "inviteExpiresAt")},
+        "dashboardSignIn": sign_in,
         "dashboard": settings.base_url + "/dashboard",
         "docs": settings.base_url + "/docs",
     }

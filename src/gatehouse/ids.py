@@ -1,4 +1,4 @@
-"""Opaque identifiers with a readable prefix (CONTRACT §1.1)."""
+"""Opaque identifiers with a readable prefix (README.md §2.1)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,22 @@ import time
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 _RANDOM_SPACE = 36**16
-_TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+# The characters tokens are drawn from (not a secret).
+_TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"  # noqa: S105
+
+
+# Every two-character base-36 string, so that a number is written two digits at a time.
+_PAIRS = [a + b for a in _ALPHABET for b in _ALPHABET]
 
 
 def _base36(number: int, width: int) -> str:
+    """The last `width` base-36 digits of `number`, zero-padded."""
     out = []
-    for _ in range(width):
-        number, rem = divmod(number, 36)
-        out.append(_ALPHABET[rem])
+    for _ in range(width // 2):
+        number, rem = divmod(number, 1296)
+        out.append(_PAIRS[rem])
+    if width % 2:
+        out.append(_ALPHABET[number % 36])
     return "".join(reversed(out))
 
 

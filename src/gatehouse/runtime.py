@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from gatehouse.crypto import Crypto
-from gatehouse.http.key_cache import CredentialCache
-from gatehouse.http.ratelimit import RateLimits
 from gatehouse.keyed_lock import KeyedLock
+from gatehouse.limits.credentials import CredentialCache
+from gatehouse.limits.ratelimit import RateLimits
 from gatehouse.settings import Settings
 from gatehouse.storage.db import Database
 from gatehouse.timeutil import utcnow
@@ -23,7 +23,7 @@ class Runtime:
     limits: RateLimits
     # Tests replace the clock to move time (expiry sweeps, link lifetimes).
     clock: Callable[[], datetime] = field(default=utcnow)
-    # Verified API keys of this process (issue 8; see http/key_cache.py).
+    # Verified API keys of this process (bench/RESULTS.md: see http/key_cache.py).
     credentials: CredentialCache | None = None
     # Provisioning calls for one identity queue here, in arrival order (keyed_lock.py).
     identity_queue: KeyedLock = field(default_factory=KeyedLock)
@@ -34,7 +34,7 @@ class Runtime:
         return cls(
             settings=settings,
             db=db,
-            crypto=Crypto(settings.resolved_secret_key()),
+            crypto=Crypto(settings.resolved_secret_key(), settings.previous_key_list),
             limits=RateLimits(settings),
             credentials=CredentialCache(settings, (db.write_engine, db.read_engine)),
         )

@@ -1,15 +1,21 @@
-"""Settings from GATEHOUSE_* environment variables and a `.env` file (CONTRACT §0)."""
+"""Settings from GATEHOUSE_* environment variables and a `.env` file
+(docs/reference/settings.md).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
+import tempfile
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-SECRET_KEY_FILE = ".gatehouse-secret-key"
+SECRET_KEY_FILE = ".gatehouse-secret-key"  # noqa: S105 - a file name, not the key
 
 
 class Settings(BaseSettings):
@@ -24,6 +30,8 @@ class Settings(BaseSettings):
     rate_limit_per_ip: int = Field(default=240, ge=1)
     trusted_proxies: str | None = None
     secret_key: str | None = None
+    # Older keys that still decrypt and verify (comma-separated); see docs/operations.md.
+    previous_secret_keys: str | None = None
     webhook_allow_private_urls: bool = False
     webhook_backoff_scale: float = Field(default=1.0, ge=0)
     webhook_max_attempts: int = Field(default=12, ge=1, le=20)
@@ -31,7 +39,46 @@ class Settings(BaseSettings):
     sweep_interval_seconds: float = Field(default=300, gt=0)
     # The largest document an applicant may upload (portal).
     upload_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
+    # The largest request bodies, by kind (docs/platform.md, "Body size"): JSON bodies,
+    # page forms, and the bodies of unauthenticated sign-in and registration routes.
+    json_body_max_bytes: int = Field(default=64 * 1024, ge=1024)
+    form_body_max_bytes: int = Field(default=64 * 1024, ge=1024)
+    sign_in_body_max_bytes: int = Field(default=16 * 1024, ge=1024)
     log_level: str = "INFO"
+    # Staff sign-in (docs/staff-identity.md): a second factor for everyone, or `off` for
+    # development only; sign-in attempts per source address and minute; OpenID Connect.
+    staff_mfa: Literal["required", "off"] = "required"
+    sign_in_limit_per_ip: int = Field(default=30, ge=1)
+    oidc_issuer: str | None = None
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = None
+    # Where uploaded documents are kept, sealed (docs/documents.md): `database`,
+    # `file:///absolute/dir` or `s3://bucket/prefix`; and ClamAV's clamd (`host:port` or a
+    # unix socket path) that scans every upload when set.
+    document_store: str = "database"
+    clamd_address: str | None = None
+    # The staff queue flags a case waiting on the applicant for this many days, and staff can
+    # send a reminder (docs/workstation.md "Reminders").
+    info_request_reminder_days: int = Field(default=3, ge=1, le=365)
+
+    @field_validator("document_store")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        value = value.strip()
+        bucket = value.removeprefix("s3://").split("/", 1)[0]
+        if value == "database" or value.startswith("file:///"):
+            return value
+        if value.startswith("s3://") and bucket and "?" not in value and "#" not in value:
+            return value
+        raise ValueError("use database, file:///absolute/dir or s3://bucket/prefix")
+
+    @field_validator("clamd_address")
+    @classmethod
+    def _clamd_address(cls, value: str | None) -> str | None:
+        value = (value or "").strip() or None
+        if value is None or value.startswith(("/", "unix:///")) or ":" in value:
+            return value
+        raise ValueError("use host:port or the absolute path of clamd's unix socket")
 
     @field_validator("public_url")
     @classmethod
@@ -46,6 +93,11 @@ class Settings(BaseSettings):
     def base_url(self) -> str:
         """PUBLIC_URL, or the address `serve` listens on when it is unset."""
         return self.public_url or "http://127.0.0.1:8000"
+
+    @property
+    def oidc_enabled(self) -> bool:
+        """Single sign-on is offered when the issuer, client id and secret are all set."""
+        return bool(self.oidc_issuer and self.oidc_client_id and self.oidc_client_secret)
 
     @property
     def verify_api_url(self) -> str:
@@ -64,18 +116,42 @@ class Settings(BaseSettings):
         if not self.is_sqlite:
             raise RuntimeError("GATEHOUSE_SECRET_KEY is required with PostgreSQL")
         path = self._secret_key_path()
-        if path.exists():
-            return path.read_text().strip()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_urlsafe(48)
-        path.write_text(key)
-        path.chmod(0o600)
+        if not path.exists():
+            _create_key_file(path, secrets.token_urlsafe(48))
+        key = path.read_text().strip()
+        if not key:
+            raise RuntimeError(f"the secret key file {path} is empty")
         return key
+
+    @property
+    def previous_key_list(self) -> list[str]:
+        if not self.previous_secret_keys:
+            return []
+        return [key.strip() for key in self.previous_secret_keys.split(",") if key.strip()]
 
     def _secret_key_path(self) -> Path:
         db_path = sqlite_path(self.database_url)
         folder = db_path.parent if db_path else Path(".")
         return folder / SECRET_KEY_FILE
+
+
+def _create_key_file(path: Path, key: str) -> None:
+    """Write a new key file, mode 0600 from its creation, whole or not at all.
+
+    Processes starting together on a new database may each generate a key: the first
+    file linked into place wins, and every process then reads that one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(key)
+            out.flush()
+            os.fsync(out.fileno())
+        with contextlib.suppress(FileExistsError):  # another process made it first
+            os.link(temporary, path)
+    finally:
+        os.unlink(temporary)
 
 
 def sqlite_path(url: str) -> Path | None:

@@ -8,8 +8,8 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from gatehouse.http.idempotency import purge_expired
 from gatehouse.runtime import Runtime
+from gatehouse.web.idempotency import purge_expired
 
 log = logging.getLogger("gatehouse.sweeps")
 
@@ -21,6 +21,9 @@ def sweep_jobs() -> list[tuple[str, SweepJob]]:
     from gatehouse.verification.sweep import run_expiry_sweep
 
     jobs.append(("verification_expiry", run_expiry_sweep))
+    from gatehouse.erasure.service import erase_documents
+
+    jobs.append(("erased_documents", erase_documents))
     return jobs
 
 

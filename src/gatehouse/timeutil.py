@@ -1,8 +1,9 @@
-"""UTC time and the RFC 3339 millisecond format of spec 1 §2.1."""
+"""UTC time and the RFC 3339 millisecond format of docs/reference/tenant-api.md §2.1"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import overload
 
 
 def utcnow() -> datetime:
@@ -11,6 +12,12 @@ def utcnow() -> datetime:
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
+@overload
+def format_ts(value: datetime) -> str: ...
+@overload
+def format_ts(value: None) -> None: ...
+@overload
+def format_ts(value: datetime | None) -> str | None: ...
 def format_ts(value: datetime | None) -> str | None:
     """`2026-11-22T10:00:00.000Z`, or None."""
     if value is None:

@@ -1,4 +1,6 @@
-"""Lock and unlock (spec 1 §3.2, §4.9, §4.10; CONTRACT §1.3) and tenant suspension."""
+"""Lock and unlock (docs/reference/tenant-api.md §3.2, §5.9, §5.10; docs/reference/tenant-api.md
+§5) and tenant suspension.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ async def test_lock_and_unlock_are_idempotent(
         assert response.json() == {"clientId": cid, "access": "unlocked"}
     assert not (await application_row(runtime, cid)).locked
     actions = [e.action for e in await audit_entries(runtime, tenant.tenant_id)]
-    assert actions.count("application.lock") == 2 and actions.count("application.unlock") == 2
+    assert actions.count("application.lock") == 2
+    assert actions.count("application.unlock") == 2
 
 
 async def test_lock_revokes_unused_links_and_ends_sessions(
@@ -85,11 +88,13 @@ async def test_suspension_allows_lock_refuses_unlock_even_repeated(
         assert response.status_code == 403
         assert response.json()["error"]["code"] == "permission-denied"
     response = await client.post(f"/v1/applications/{unlocked}/lock", headers=tenant.headers)
-    assert response.status_code == 200 and response.json()["access"] == "locked"
+    assert response.status_code == 200
+    assert response.json()["access"] == "locked"
     assert (await application_row(runtime, locked)).locked
     await set_tenant_status(runtime, tenant.tenant_id, "active")
     response = await client.post(f"/v1/applications/{locked}/unlock", headers=tenant.headers)
-    assert response.status_code == 200 and response.json()["access"] == "unlocked"
+    assert response.status_code == 200
+    assert response.json()["access"] == "unlocked"
 
 
 async def test_suspended_tenant_reads_keep_working(
@@ -116,7 +121,8 @@ async def test_lock_and_unlock_missing_or_erased(
         missing = await client.post(
             f"/v1/applications/app_missing/{action}", headers=tenant.headers
         )
-        assert missing.status_code == 404 and missing.json()["error"]["code"] == "not-found"
+        assert missing.status_code == 404
+        assert missing.json()["error"]["code"] == "not-found"
     cid = (await provision(client, tenant))["clientId"]
     await erase(runtime, cid)
     for action in ("lock", "unlock"):

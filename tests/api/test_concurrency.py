@@ -1,5 +1,7 @@
-"""Concurrent provisioning makes one application per identity (spec 1 §4.1 rule 1),
-and concurrent requests with one Idempotency-Key make one effect (CONTRACT §1.4)."""
+"""Concurrent provisioning makes one application per identity (docs/reference/tenant-api.md §5.1
+rule 1),
+and concurrent requests with one Idempotency-Key make one effect (docs/reference/tenant-api.md
+§4.6)."""
 
 from __future__ import annotations
 
@@ -49,7 +51,8 @@ async def test_concurrent_requests_with_one_idempotency_key_make_one_effect(
     statuses = [r.status_code for r in responses]
     assert set(statuses) <= {201, 409}
     ok = [r for r in responses if r.status_code == 201]
-    assert ok and len({r.json()["loginUrl"] for r in ok}) == 1
+    assert ok
+    assert len({r.json()["loginUrl"] for r in ok}) == 1
     for r in responses:
         if r.status_code == 409:
             assert r.json()["error"]["code"] == "aborted"

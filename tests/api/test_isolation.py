@@ -1,4 +1,6 @@
-"""Tenant isolation: every /v1 application route with another tenant's ids is 404 (spec 1 §5.2)."""
+"""Tenant isolation: every /v1 application route with another tenant's ids is 404
+(docs/reference/tenant-api.md §4.2).
+"""
 
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ async def test_every_application_route_hides_foreign_applications(
         response = await client.request(method, url, json=body, headers=tenant.headers)
         assert response.status_code == 404, (method, url, response.text)
         assert response.json()["error"]["code"] == "not-found"
-        assert "victim" not in response.text and cid not in response.text
+        assert "victim" not in response.text
+        assert cid not in response.text
     # The list and the external reference filter show nothing of the other tenant.
     listed = await client.get("/v1/applications?externalRef=v-1", headers=tenant.headers)
     assert listed.json()["data"] == []

@@ -1,4 +1,4 @@
-"""GET /v1/applications (spec 1 §4.11; CONTRACT §1.3)."""
+"""GET /v1/applications (docs/reference/tenant-api.md §5.11, §5)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ async def test_default_page_and_order(
     made = await _make(client, tenant, runtime, 27)
     body = (await _get(client, tenant, "")).json()
     assert set(body) == {"data", "nextCursor", "hasMore"}
-    assert len(body["data"]) == 25 and body["hasMore"] is True
+    assert len(body["data"]) == 25
+    assert body["hasMore"] is True
     expected = [m["clientId"] for m in reversed(made)]
     assert [item["clientId"] for item in body["data"]] == expected[:25]
     element = body["data"][0]
@@ -73,7 +74,8 @@ async def test_default_page_and_order(
         assert field in element
     rest = (await _get(client, tenant, f"?cursor={body['nextCursor']}")).json()
     assert [item["clientId"] for item in rest["data"]] == expected[25:]
-    assert rest["hasMore"] is False and rest["nextCursor"] is None
+    assert rest["hasMore"] is False
+    assert rest["nextCursor"] is None
 
 
 async def test_keyset_paging_breaks_time_ties_by_client_id_desc(
@@ -89,7 +91,9 @@ async def test_exact_page_size_has_no_more(
 ) -> None:
     await _make(client, tenant, runtime, 3)
     body = (await _get(client, tenant, "?limit=3")).json()
-    assert len(body["data"]) == 3 and body["hasMore"] is False and body["nextCursor"] is None
+    assert len(body["data"]) == 3
+    assert body["hasMore"] is False
+    assert body["nextCursor"] is None
     assert (await _get(client, tenant, "?limit=100")).status_code == 200
     assert len((await _get(client, tenant, "?limit=1")).json()["data"]) == 1
 
@@ -182,9 +186,10 @@ async def test_cursor_is_bound_to_filters_and_tamper_proof(
     tampered = body[:-2] + ("AA" if body[-2:] != "AA" else "BB") + "." + sig
     assert (await _get(client, tenant, f"?status=pending&cursor={tampered}")).status_code == 400
     # A cursor issued for another kind of list (or signed elsewhere) is refused.
-    from gatehouse.http.cursors import encode_cursor
+    from gatehouse.paging import CursorScope, encode_cursor
 
-    foreign = encode_cursor(runtime.crypto, "deliveries", {"status": "pending"}, ["x", "y"])
+    scope = CursorScope("deliveries", tenant.tenant_id, {"status": "pending"})
+    foreign = encode_cursor(runtime.crypto, scope, ["2026-01-01T00:00:00Z", "y"])
     assert (await _get(client, tenant, f"?status=pending&cursor={foreign}")).status_code == 400
 
 

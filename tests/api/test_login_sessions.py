@@ -1,4 +1,6 @@
-"""Sign-in links: POST /v1/login-sessions and POST …/login-sessions (spec 1 §4.2, §4.6)."""
+"""Sign-in links: POST /v1/login-sessions and POST …/login-sessions (docs/reference/tenant-api.md
+§5.2, §5.6).
+"""
 
 from __future__ import annotations
 
@@ -91,7 +93,8 @@ async def test_login_session_errors_follow_provisioning(
     client: httpx.AsyncClient, tenant: TenantFixture, runtime: Runtime
 ) -> None:
     bad = await client.post("/v1/login-sessions", json={"email": "nope"}, headers=tenant.headers)
-    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid-argument"
+    assert bad.status_code == 400
+    assert bad.json()["error"]["code"] == "invalid-argument"
     await provision(client, tenant, "ann@x.test", externalRef="r1")
     conflict = await client.post(
         "/v1/login-sessions",
@@ -224,10 +227,12 @@ async def test_reissue_refusals(
     missing = await client.post(
         "/v1/applications/app_missing/login-sessions", headers=tenant.headers
     )
-    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not-found"
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == "not-found"
     await client.post(f"/v1/applications/{cid}/lock", headers=tenant.headers)
     locked = await client.post(f"/v1/applications/{cid}/login-sessions", headers=tenant.headers)
-    assert locked.status_code == 403 and locked.json()["error"]["code"] == "permission-denied"
+    assert locked.status_code == 403
+    assert locked.json()["error"]["code"] == "permission-denied"
     await client.post(f"/v1/applications/{cid}/unlock", headers=tenant.headers)
     await set_tenant_status(runtime, tenant.tenant_id, "suspended")
     suspended = await client.post(f"/v1/applications/{cid}/login-sessions", headers=tenant.headers)
@@ -235,7 +240,8 @@ async def test_reissue_refusals(
     await set_tenant_status(runtime, tenant.tenant_id, "active")
     await erase(runtime, cid)
     erased = await client.post(f"/v1/applications/{cid}/login-sessions", headers=tenant.headers)
-    assert erased.status_code == 410 and erased.json()["error"]["code"] == "failed-precondition"
+    assert erased.status_code == 410
+    assert erased.json()["error"]["code"] == "failed-precondition"
     assert await links_of(runtime, cid) == []
 
 
@@ -269,5 +275,6 @@ async def test_links_and_tokens_are_never_logged(
     again = await client.post(f"/v1/applications/{cid}/login-sessions", headers=tenant.headers)
     token2 = again.json()["loginUrl"].rsplit("/", 1)[1]
     logged = "\n".join(captured_logs[before:])
-    assert token not in logged and token2 not in logged
+    assert token not in logged
+    assert token2 not in logged
     assert "/portal/login/" not in logged

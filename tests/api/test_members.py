@@ -1,4 +1,6 @@
-"""Members: POST …/members and DELETE …/members/{uid} (spec 1 §4.7, §4.8; CONTRACT §1.3, §6)."""
+"""Members: POST …/members and DELETE …/members/{uid} (docs/reference/tenant-api.md §5.7, §5.8;
+docs/reference/tenant-api.md §5; docs/reference/tenant-api.md).
+"""
 
 from __future__ import annotations
 
@@ -46,7 +48,8 @@ async def test_add_member_201_then_repeat_200_keeping_joined_at(
     assert first.status_code == 201
     member = first.json()
     assert set(member) == {"uid", "email", "role", "joinedAt"}
-    assert member["email"] == "bob@x.test" and member["role"] == "teammate"
+    assert member["email"] == "bob@x.test"
+    assert member["role"] == "teammate"
     assert member["uid"].startswith("mem_")
     start = runtime.now()
     runtime.clock = lambda: start + timedelta(minutes=1)
@@ -56,7 +59,8 @@ async def test_add_member_201_then_repeat_200_keeping_joined_at(
     assert [m["email"] for m in await _members(client, tenant, cid)] == ["ann@x.test", "bob@x.test"]
     # Adding the original applicant again is a repeat of that member.
     again = await _add(client, tenant, cid, "ann@x.test")
-    assert again.status_code == 200 and again.json()["role"] == "applicant"
+    assert again.status_code == 200
+    assert again.json()["role"] == "applicant"
     actions = [entry.action for entry in await audit_entries(runtime, tenant.tenant_id)]
     assert actions.count("member.add") == 3
 
@@ -72,7 +76,8 @@ async def test_removed_original_applicant_added_back_gets_role_applicant(
         headers=tenant.headers,
     )
     back = await _add(client, tenant, cid, "ann@x.test")
-    assert back.status_code == 201 and back.json()["role"] == "applicant"
+    assert back.status_code == 201
+    assert back.json()["role"] == "applicant"
     assert back.json()["uid"] != app["members"][0]["uid"]
 
 
@@ -130,7 +135,8 @@ async def test_add_member_refusals(
     assert missing.status_code == 404
     await client.post(f"/v1/applications/{cid}/lock", headers=tenant.headers)
     locked = await _add(client, tenant, cid, "b@x.test")
-    assert locked.status_code == 403 and locked.json()["error"]["code"] == "permission-denied"
+    assert locked.status_code == 403
+    assert locked.json()["error"]["code"] == "permission-denied"
     await client.post(f"/v1/applications/{cid}/unlock", headers=tenant.headers)
     await set_tenant_status(runtime, tenant.tenant_id, "suspended")
     suspended = await _add(client, tenant, cid, "b@x.test")
@@ -138,7 +144,8 @@ async def test_add_member_refusals(
     await set_tenant_status(runtime, tenant.tenant_id, "active")
     await erase(runtime, cid)
     erased = await _add(client, tenant, cid, "b@x.test")
-    assert erased.status_code == 410 and erased.json()["error"]["code"] == "failed-precondition"
+    assert erased.status_code == 410
+    assert erased.json()["error"]["code"] == "failed-precondition"
 
 
 async def test_remove_member_204_then_repeat_400(

@@ -1,4 +1,4 @@
-"""POST /v1/applications (spec 1 §4.1; CONTRACT §1.3, §6)."""
+"""POST /v1/applications (docs/reference/tenant-api.md §5.1, §5; docs/reference/tenant-api.md)."""
 
 from __future__ import annotations
 
@@ -41,10 +41,14 @@ async def test_create_answers_201_with_the_application(
     assert body["companyName"] == "Acme"
     assert body["applicantEmail"] == "ann@example.test"
     assert body["labelId"] == tenant.label_id
-    assert TS.match(body["createdAt"]) and body["updatedAt"] == body["createdAt"]
-    assert "submittedAt" not in body and "rejectionReason" not in body
-    assert body["decision"] is None and body["openInfoRequest"] is None
-    assert "accessActive" not in body and "ownerUid" not in body
+    assert TS.match(body["createdAt"])
+    assert body["updatedAt"] == body["createdAt"]
+    assert "submittedAt" not in body
+    assert "rejectionReason" not in body
+    assert body["decision"] is None
+    assert body["openInfoRequest"] is None
+    assert "accessActive" not in body
+    assert "ownerUid" not in body
     [member] = body["members"]
     assert member["uid"].startswith("mem_")
     assert member["email"] == "ann@example.test"
@@ -370,7 +374,8 @@ async def test_writes_are_audited(
     [entry] = await audit_entries(runtime, tenant.tenant_id)
     assert entry.action == "application.create"
     assert entry.actor == f"api_key:{tenant.key_id}"
-    assert entry.target == cid and entry.application_id == cid
+    assert entry.target == cid
+    assert entry.application_id == cid
     assert entry.request_id == response.headers["service-request-id"]
 
 

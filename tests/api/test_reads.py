@@ -1,4 +1,6 @@
-"""Application reads (spec 1 §2.3-§2.5, §4.3-§4.5, §4.12-§4.14; CONTRACT §1.3, §6)."""
+"""Application reads (docs/reference/tenant-api.md §2.4, §2.9, §5.3, §5.5, §5.12, §5.14;
+docs/reference/tenant-api.md §5; docs/reference/tenant-api.md).
+"""
 
 from __future__ import annotations
 
@@ -103,7 +105,7 @@ async def test_decisions_newest_first_ties_by_id_desc_without_staff_identity(
     assert data[2]["at"] == format_ts(now)
     assert set(data[0]) == {"action", "fromStatus", "toStatus", "byRole", "comment", "at"}
     assert "stf_secret" not in response.text
-    # Ties on time: higher id first (CONTRACT §6).
+    # Ties on time: higher id first (docs/reference/tenant-api.md).
     by_id = {tie_a: "A", tie_b: "B"}
     assert [d["comment"] for d in data[:2]] == [by_id[i] for i in sorted(by_id, reverse=True)]
     assert first != tie_a
@@ -131,8 +133,11 @@ async def test_info_requests_highest_seq_first_with_counts_and_open_summary(
     data = response.json()["data"]
     assert [r["requestId"] for r in data] == [cancelled, current, closed]
     request = data[1]
-    assert request["seq"] == 2 and request["round"] == 1 and request["status"] == "open"
-    assert request["openItems"] == 2 and request["answeredItems"] == 1
+    assert request["seq"] == 2
+    assert request["round"] == 1
+    assert request["status"] == "open"
+    assert request["openItems"] == 2
+    assert request["answeredItems"] == 1
     assert request["comment"] == "Please send"
     for field in ("createdAt", "updatedAt", "respondedAt", "closedAt", "cancelledAt"):
         assert field in request
@@ -179,10 +184,13 @@ async def test_documents_metadata_only(
     assert response.status_code == 200
     [item] = response.json()["data"]
     assert item["documentId"] == doc
-    assert item["type"] == "passport" and item["status"] == "uploaded"
-    assert item["contentType"] == "application/pdf" and item["sizeBytes"] == 1234
+    assert item["type"] == "passport"
+    assert item["status"] == "uploaded"
+    assert item["contentType"] == "application/pdf"
+    assert item["sizeBytes"] == 1234
     assert set(item) == {"documentId", "type", "status", "contentType", "sizeBytes", "uploadedAt"}
-    assert "private-name" not in response.text and "secret" not in response.text
+    assert "private-name" not in response.text
+    assert "secret" not in response.text
 
 
 async def test_checklist_satisfaction_per_kind(

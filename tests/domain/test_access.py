@@ -1,4 +1,6 @@
-"""Access checks of tenant writes (spec 1 §3.2, §4; CONTRACT §6)."""
+"""Access checks of tenant writes (docs/reference/tenant-api.md §3.2, §5;
+docs/reference/tenant-api.md).
+"""
 
 from __future__ import annotations
 

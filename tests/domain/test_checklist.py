@@ -1,4 +1,6 @@
-"""Intake configuration and checklist evaluation (spec 1 §4.13; CONTRACT §1.3, §4)."""
+"""Intake configuration and checklist evaluation (docs/reference/tenant-api.md §5.13, §5;
+docs/reference/staff-api.md).
+"""
 
 from __future__ import annotations
 
@@ -72,8 +74,10 @@ def test_evaluate_each_kind() -> None:
     ]
     evidence = Evidence(documents={"passport": T1}, submitted_at=T2, verified_at=None)
     result = {item["key"]: item for item in evaluate(checklist, evidence)}
-    assert result["passport"]["satisfied"] and result["passport"]["satisfiedAt"] == T1
-    assert not result["utility"]["satisfied"] and result["utility"]["required"] is False
+    assert result["passport"]["satisfied"]
+    assert result["passport"]["satisfiedAt"] == T1
+    assert not result["utility"]["satisfied"]
+    assert result["utility"]["required"] is False
     assert result["form"]["satisfiedAt"] == T2
     assert result["idv"] == {
         "key": "idv",

@@ -1,4 +1,4 @@
-"""Identity and provisioning input rules (spec 1 §4.1, §4.2)."""
+"""Identity and provisioning input rules (docs/reference/tenant-api.md §5.1, §5.2)."""
 
 from __future__ import annotations
 

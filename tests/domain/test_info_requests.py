@@ -1,4 +1,6 @@
-"""Information-request rules (spec 1 §2.4, §3.3; CONTRACT §4, §6): no database."""
+"""Information-request rules (docs/reference/tenant-api.md §2.8, §3.3; docs/reference/staff-
+api.md; docs/reference/staff-api.md): no database.
+"""
 
 from __future__ import annotations
 

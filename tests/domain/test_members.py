@@ -1,4 +1,6 @@
-"""Members and ownership (spec 1 §4.6-§4.8; CONTRACT §1.3)."""
+"""Members and ownership (docs/reference/tenant-api.md §5.6, §5.8;
+docs/reference/tenant-api.md §5).
+"""
 
 from __future__ import annotations
 

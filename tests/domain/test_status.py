@@ -1,4 +1,6 @@
-"""The status machine of spec 1 §3.1 and CONTRACT §4 "Decision actions", §6: no database."""
+"""The status machine of docs/reference/tenant-api.md §3.1 and docs/reference/staff-api.md
+"Decision actions", §6: no database.
+"""
 
 from __future__ import annotations
 
@@ -45,7 +47,8 @@ def test_countersign_by_another_mlro_activates() -> None:
     assert (move.from_status, move.to_status) == ("pending_approval", "active")
     assert move.history_action == "approved"
     assert move.event_type == "application.decision.approved"
-    assert move.proposed_by is None and move.status_before_proposal is None
+    assert move.proposed_by is None
+    assert move.status_before_proposal is None
 
 
 def test_countersign_by_the_proposer_is_permission_denied() -> None:
@@ -123,7 +126,8 @@ def test_reject_twice_is_refused() -> None:
 
 def test_hold_and_release() -> None:
     hold = decide(CaseState("needs_info"), "hold", actor_id="s", actor_role="analyst")
-    assert hold.to_status == "hold" and hold.event_type == "application.decision.hold"
+    assert hold.to_status == "hold"
+    assert hold.event_type == "application.decision.hold"
     with pytest.raises(MoveNotAllowed):
         decide(CaseState("hold"), "hold", actor_id="s", actor_role="analyst")
     release = decide(CaseState("hold"), "release", actor_id="s", actor_role="analyst")
@@ -155,7 +159,9 @@ def test_plan_decision_writes_the_history_entry() -> None:
         "pending",
         "pending_approval",
     )
-    assert entry.by_role == "analyst" and entry.comment == "Looks fine" and entry.at == at
+    assert entry.by_role == "analyst"
+    assert entry.comment == "Looks fine"
+    assert entry.at == at
     _, blank = plan_decision(
         CaseState("pending"),
         "hold",
@@ -201,7 +207,8 @@ def test_decision_event_data() -> None:
         actor_role="mlro",
         comment="ok",
     )
-    assert approved["action"] == "approved" and "rejectionReason" not in approved
+    assert approved["action"] == "approved"
+    assert "rejectionReason" not in approved
     assert events.submitted("pending") == {"status": "pending", "previousStatus": None}
     assert events.status_changed("pending", "needs_info", "info_request") == {
         "status": "pending",

@@ -68,7 +68,7 @@ def with_runtime(settings: Settings, work: Callable[[Runtime], Awaitable[T]]) ->
 @contextmanager
 def delivery_worker(settings: Settings) -> Iterator[None]:
     """The webhook delivery worker polling briskly, in a thread with its own loop."""
-    from gatehouse.webhooks.worker import DeliveryWorker
+    from gatehouse.webhooks.delivery import DeliveryWorker
 
     loop = asyncio.new_event_loop()
     stop_holder: dict[str, Any] = {}

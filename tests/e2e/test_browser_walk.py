@@ -1,9 +1,9 @@
-"""The whole case of issue 6 in a real browser (Playwright driving Debian's Chromium).
+"""The whole case in a real browser (Playwright driving Debian's Chromium).
 
 A tenant provisions over the API and gets a link; the applicant opens it,
 fills the form, uploads a document and submits; staff raise an information
 request; the applicant answers it; an analyst proposes approval and is
-refused the countersign; an mlro countersigns; the applicant's status page
+not offered the countersign; an mlro countersigns; the applicant's status page
 shows the approval; the tenant's local receiver got the signed events.
 Every portal and dashboard page is photographed into test-artifacts/screenshots/
 (docs/screenshots/ with GATEHOUSE_UPDATE_SCREENSHOTS=1, which refreshes the README's).
@@ -28,6 +28,7 @@ from tests.e2e.live_stack import (
     require_chromium,
     with_runtime,
 )
+from tests.e2e.staff_pages import sign_in_staff
 from tests.support.factories import StaffFixture, TenantFixture, add_intake, make_staff, make_tenant
 from tests.webhooks.receiver import Receiver, running_receiver
 
@@ -67,14 +68,6 @@ def shot(page: Any, name: str) -> None:
 def fits_the_screen(page: Any) -> bool:
     """Nothing overflows sideways (tables scroll inside their own box)."""
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
-
-
-def sign_in_staff(page: Any, base: str, token: str) -> None:
-    page.goto(base + "/dashboard")
-    assert "/dashboard/sign-in" in page.url
-    page.get_by_label("Staff token").fill(token)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(base + "/dashboard")
 
 
 def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
@@ -170,7 +163,7 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             # Staff sign in and raise an information request.
             staff.goto(base + "/dashboard")
             shot(staff, "dashboard-sign-in")
-            sign_in_staff(staff, base, analyst.token)
+            sign_in_staff(staff, base, analyst)
             expect(staff.get_by_role("link", name="Northwind Ltd")).to_be_visible()
             shot(staff, "dashboard-queue")
             staff.get_by_role("link", name="Northwind Ltd").click()
@@ -198,7 +191,7 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             applicant.get_by_role("button", name="Upload").click()
             expect(applicant.get_by_text("you answered everything")).to_be_visible()
 
-            # The analyst proposes approval, then is refused the countersign.
+            # The analyst proposes approval; countersigning is not offered to the proposer.
             staff.reload()
             expect(staff.get_by_text("responded").first).to_be_visible()
             staff.get_by_label("Action").select_option("approve")
@@ -206,16 +199,17 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             staff.get_by_role("button", name="Record decision").click()
             expect(staff.get_by_text("Decision recorded.")).to_be_visible()
             expect(staff.locator(".status-hero .badge")).to_have_text("pending approval")
-            staff.get_by_label("Action").select_option("countersign")
-            staff.get_by_role("button", name="Record decision").click()
-            expect(staff.locator("#decision-error")).to_contain_text("cannot countersign")
+            offered = staff.locator("#f-action option").evaluate_all("os => os.map(o => o.value)")
+            assert "countersign" not in offered
+            assert "approve" not in offered
+            expect(staff.locator("#decision-hint")).to_contain_text("You proposed this approval")
             expect(staff.locator(".status-hero .badge")).to_have_text("pending approval")
             shot(staff, "dashboard-countersign-refused")
 
             # An mlro countersigns.
             staff_context.clear_cookies()
             mlro_page = browser.new_context(viewport=DESKTOP).new_page()
-            sign_in_staff(mlro_page, base, mlro.token)
+            sign_in_staff(mlro_page, base, mlro)
             mlro_page.goto(f"{base}/dashboard/applications/{client_id}")
             mlro_page.get_by_label("Action").select_option("countersign")
             mlro_page.get_by_label("Comment (visible to the applicant)").fill(
@@ -224,6 +218,13 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             mlro_page.get_by_role("button", name="Record decision").click()
             expect(mlro_page.locator(".status-hero .badge")).to_have_text("active")
             shot(mlro_page, "dashboard-application")
+
+            # The reviewer opens the passport beside its checklist item: shown inline, in a
+            # frame sandboxed by the policy it is served with, with a download beside it.
+            mlro_page.get_by_role("link", name="View").first.click()
+            expect(mlro_page.locator("iframe.document-frame")).to_be_visible()
+            expect(mlro_page.get_by_role("link", name="Download").first).to_be_visible()
+            shot(mlro_page, "dashboard-document")
 
             # The applicant's status page shows the approval.
             applicant.goto(base + "/portal/status")
@@ -237,7 +238,7 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             # The admin pages: tenants, one tenant (a new key shown once), webhooks,
             # verification; and the queue on a phone.
             admin_page = browser.new_context(viewport=DESKTOP).new_page()
-            sign_in_staff(admin_page, base, admin.token)
+            sign_in_staff(admin_page, base, admin)
             admin_page.get_by_role("link", name="Tenants", exact=True).click()
             admin_page.get_by_label("Tenant name").fill("Southwind Ltd")
             admin_page.get_by_role("button", name="Create tenant").click()
@@ -262,13 +263,14 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             expect(admin_page.get_by_text("Customer created.")).to_be_visible()
             shot(admin_page, "dashboard-verification")
             phone_staff = browser.new_context(viewport=PHONE).new_page()
-            sign_in_staff(phone_staff, base, admin.token)
+            sign_in_staff(phone_staff, base, admin)
             assert fits_the_screen(phone_staff)
             shot(phone_staff, "dashboard-queue-phone")
 
             # A used link: the 410 page, which does not say why.
             gone = applicant.goto(login_url)
-            assert gone is not None and gone.status == 410
+            assert gone is not None
+            assert gone.status == 410
             expect(
                 applicant.get_by_role("heading", name="This link is no longer valid")
             ).to_be_visible()

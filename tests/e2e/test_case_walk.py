@@ -1,4 +1,4 @@
-"""The full case walk over HTTP (issue 3 "Done when"): provision → link → redeem →
+"""The full case walk over HTTP: provision → link → redeem →
 staff raise an information request → the applicant answers → responded and
 pending → an analyst approves → the same analyst's countersign is refused →
 an MLRO countersigns → active; with the decision history, the outbox events
@@ -51,8 +51,10 @@ async def test_case_walk(
     assert created.json()["status"] == "pending"
     token = created.json()["loginUrl"].rsplit("/", 1)[1]
     read = await tenant_read()
-    assert read["status"] == "pending" and read["decision"] is None
-    assert read["openInfoRequest"] is None and "submittedAt" not in read
+    assert read["status"] == "pending"
+    assert read["decision"] is None
+    assert read["openInfoRequest"] is None
+    assert "submittedAt" not in read
     assert [m["email"] for m in read["members"]] == ["owner@example.test"]
 
     # 2. Redeem the link: a cookie session.
@@ -60,7 +62,8 @@ async def test_case_walk(
     assert redeemed.status_code == 303
     assert redeemed.headers["location"] == "/portal/form-parser"
     me = (await client.get("/portal/api/me")).json()
-    assert me["clientId"] == client_id and me["email"] == "owner@example.test"
+    assert me["clientId"] == client_id
+    assert me["email"] == "owner@example.test"
     assert (await client.post("/portal/api/submit")).status_code == 200
     assert "submittedAt" in await tenant_read()
 
@@ -110,7 +113,8 @@ async def test_case_walk(
     requests = (
         await client.get(f"/v1/applications/{client_id}/info-requests", headers=tenant.headers)
     ).json()["data"]
-    assert requests[0]["status"] == "responded" and requests[0]["respondedAt"]
+    assert requests[0]["status"] == "responded"
+    assert requests[0]["respondedAt"]
 
     # 5. An analyst proposes approval.
     proposed = await client.post(
@@ -121,7 +125,8 @@ async def test_case_walk(
     assert proposed.status_code == 200
     read = await tenant_read()
     assert read["status"] == "pending_approval"
-    assert read["decision"]["action"] == "approve" and read["decision"]["comment"] == "All good"
+    assert read["decision"]["action"] == "approve"
+    assert read["decision"]["comment"] == "All good"
 
     # 6. The same analyst cannot countersign.
     refused = await client.post(
@@ -170,7 +175,8 @@ async def test_case_walk(
         "application.status.changed",
     ]
     sequences = [e["data"]["sequence"] for e in sent]
-    assert sequences == sorted(sequences) and len(set(sequences)) == len(sequences)
+    assert sequences == sorted(sequences)
+    assert len(set(sequences)) == len(sequences)
     assert len({e["id"] for e in sent}) == len(sent)
     changes = [
         (e["data"]["previousStatus"], e["data"]["status"], e["data"]["reason"])

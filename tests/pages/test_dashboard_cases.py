@@ -1,4 +1,5 @@
-"""The application page and its actions, through the dashboard forms (issue 6)."""
+"""The application page and its actions, through the dashboard forms
+(docs/portal-and-dashboard.md)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ async def test_queue_lists_and_filters_across_tenants(
 ) -> None:
     analyst = await make_staff(runtime, "analyst")
     client_id = await provision(client, tenant, "a@example.test")
-    await dashboard_sign_in(client, analyst.token)
+    await dashboard_sign_in(client, analyst)
     page = await client.get("/dashboard")
     assert client_id in page.text
     assert (await client.get("/dashboard?status=active")).text.count(client_id) == 0
@@ -50,7 +51,7 @@ async def test_queue_pages_with_a_signed_cursor(
 ) -> None:
     analyst = await make_staff(runtime, "analyst")
     ids = [await provision(client, tenant, f"p{i}@example.test") for i in range(27)]
-    await dashboard_sign_in(client, analyst.token)
+    await dashboard_sign_in(client, analyst)
     first = await client.get("/dashboard")
     import re
 
@@ -72,7 +73,7 @@ async def test_raise_request_then_four_eyes_approval(
 ) -> None:
     client_id = await provision(client, tenant, "b@example.test")
     analyst = await make_staff(runtime, "analyst")
-    csrf = await dashboard_sign_in(client, analyst.token)
+    csrf = await dashboard_sign_in(client, analyst)
     page = await client.get(f"/dashboard/applications/{client_id}")
     assert page.status_code == 200
     assert "b@example.test" in page.text
@@ -116,7 +117,13 @@ async def test_raise_request_then_four_eyes_approval(
 
     proposed = await client.post(
         f"/dashboard/applications/{client_id}/decisions",
-        data={"csrf_token": csrf, "action": "approve", "decision_comment": "Looks good"},
+        data={
+            "csrf_token": csrf,
+            "action": "approve",
+            "decision_comment": "Looks good",
+            # The passport is not uploaded: the dashboard asks why approve anyway.
+            "acknowledge_reason": "Passport seen at the branch",
+        },
     )
     assert proposed.status_code == 303
     assert (await application_row(runtime, client_id)).status == "pending_approval"
@@ -131,7 +138,7 @@ async def test_raise_request_then_four_eyes_approval(
 
     mlro = await make_staff(runtime, "mlro")
     client.cookies.clear()
-    csrf = await dashboard_sign_in(client, mlro.token)
+    csrf = await dashboard_sign_in(client, mlro)
     signed = await client.post(
         f"/dashboard/applications/{client_id}/decisions",
         data={"csrf_token": csrf, "action": "countersign", "decision_comment": "Approved"},
@@ -152,11 +159,12 @@ async def test_proposer_with_mlro_role_is_refused_the_countersign_with_the_reaso
 ) -> None:
     client_id = await provision(client, tenant, "c@example.test")
     mlro = await make_staff(runtime, "mlro")
-    csrf = await dashboard_sign_in(client, mlro.token)
-    await client.post(
+    csrf = await dashboard_sign_in(client, mlro)
+    proposed = await client.post(
         f"/dashboard/applications/{client_id}/decisions",
-        data={"csrf_token": csrf, "action": "approve"},
+        data={"csrf_token": csrf, "action": "approve", "acknowledge_reason": "Seen in person"},
     )
+    assert proposed.status_code == 303
     own = await client.post(
         f"/dashboard/applications/{client_id}/decisions",
         data={"csrf_token": csrf, "action": "countersign"},
@@ -171,7 +179,7 @@ async def test_reject_needs_a_reason_beside_the_field(
 ) -> None:
     client_id = await provision(client, tenant, "d@example.test")
     analyst = await make_staff(runtime, "analyst")
-    csrf = await dashboard_sign_in(client, analyst.token)
+    csrf = await dashboard_sign_in(client, analyst)
     refused = await client.post(
         f"/dashboard/applications/{client_id}/decisions",
         data={"csrf_token": csrf, "action": "reject"},
@@ -193,7 +201,7 @@ async def test_erase_needs_admin_and_the_typed_client_id(
 ) -> None:
     client_id = await provision(client, tenant, "e@example.test")
     analyst = await make_staff(runtime, "analyst")
-    csrf = await dashboard_sign_in(client, analyst.token)
+    csrf = await dashboard_sign_in(client, analyst)
     denied = await client.post(
         f"/dashboard/applications/{client_id}/erase",
         data={"csrf_token": csrf, "confirm": client_id},
@@ -203,7 +211,7 @@ async def test_erase_needs_admin_and_the_typed_client_id(
 
     admin = await make_staff(runtime, "admin")
     client.cookies.clear()
-    csrf = await dashboard_sign_in(client, admin.token)
+    csrf = await dashboard_sign_in(client, admin)
     page = await client.get(f"/dashboard/applications/{client_id}")
     assert "Erase application" in page.text
     wrong = await client.post(
@@ -219,7 +227,8 @@ async def test_erase_needs_admin_and_the_typed_client_id(
     )
     assert done.status_code == 303
     row = await application_row(runtime, client_id)
-    assert row.erased_at is not None and row.applicant_email is None
+    assert row.erased_at is not None
+    assert row.applicant_email is None
     assert client_id not in (await client.get("/dashboard")).text
 
 
@@ -227,7 +236,7 @@ async def test_unknown_application_is_a_404_page(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
     analyst = await make_staff(runtime, "analyst")
-    await dashboard_sign_in(client, analyst.token)
+    await dashboard_sign_in(client, analyst)
     page = await client.get("/dashboard/applications/app_missing")
     assert page.status_code == 404
     assert "No application" in page.text
@@ -239,7 +248,7 @@ async def test_item_review_close_cancel_hold_and_release(
 ) -> None:
     client_id = await provision(client, tenant, "f@example.test")
     analyst = await make_staff(runtime, "analyst")
-    csrf = await dashboard_sign_in(client, analyst.token)
+    csrf = await dashboard_sign_in(client, analyst)
     for prompt in ("First?", "Second?"):
         await client.post(
             f"/dashboard/applications/{client_id}/info-requests",
@@ -262,19 +271,15 @@ async def test_item_review_close_cancel_hold_and_release(
             )
         ).scalar_one()
     # Mark the item answered as the applicant would, through the service.
-    from gatehouse.services.info_requests import load_request, record_answer
+    from gatehouse.audit.context import WriteContext
+    from gatehouse.info_requests.queries import load_request
+    from gatehouse.info_requests.service import record_answer
 
     async with runtime.db.write() as session:
         loaded = await load_request(session, first.id)
+        ctx = WriteContext("applicant:test", loaded.application.tenant_id, None, runtime.now())
         await record_answer(
-            session,
-            loaded,
-            loaded.item(item.id),
-            answer="Yes",
-            document_id=None,
-            actor="applicant:test",
-            at=runtime.now(),
-            service_request_id=None,
+            session, ctx, loaded, loaded.item(item.id), answer="Yes", document_id=None
         )
     page = await client.get(f"/dashboard/applications/{client_id}")
     assert "Yes" in page.text  # staff see the answer
@@ -288,7 +293,8 @@ async def test_item_review_close_cancel_hold_and_release(
     assert reopened.status_code == 303
     async with runtime.db.read() as session:
         again = await session.get(InfoRequest, first.id)
-    assert again is not None and (again.round, again.status) == (2, "open")
+    assert again is not None
+    assert (again.round, again.status) == (2, "open")
     closed = await client.post(
         f"/dashboard/info-requests/{first.id}/close", data={"csrf_token": csrf}
     )

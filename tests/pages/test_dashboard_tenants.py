@@ -1,4 +1,4 @@
-"""Tenant administration through the dashboard forms (issue 6; CONTRACT §4)."""
+"""Tenant administration through the dashboard forms (docs/reference/staff-api.md §4)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ async def test_analysts_see_tenants_but_cannot_change_them(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
     analyst = await make_staff(runtime, "analyst")
-    csrf = await dashboard_sign_in(client, analyst.token)
+    csrf = await dashboard_sign_in(client, analyst)
     page = await client.get("/dashboard/tenants")
     assert page.status_code == 200
     assert "Create tenant" not in page.text
@@ -37,7 +37,7 @@ async def test_admin_manages_a_tenant_end_to_end(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
     admin = await make_staff(runtime, "admin")
-    csrf = await dashboard_sign_in(client, admin.token)
+    csrf = await dashboard_sign_in(client, admin)
     empty = await client.post("/dashboard/tenants", data={"csrf_token": csrf, "name": "  "})
     assert empty.status_code == 400
     assert 'id="f-name-error"' in empty.text

@@ -1,4 +1,4 @@
-"""The webhooks and verification pages of the dashboard (issue 6; CONTRACT §2-§4)."""
+"""The webhooks and verification pages of the dashboard (docs/portal-and-dashboard.md)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ async def test_webhooks_page_shows_health_dead_deliveries_and_notifications(
 ) -> None:
     delivery_id = await dead_delivery(client, runtime, tenant)
     analyst = await make_staff(runtime, "analyst")
-    csrf = await dashboard_sign_in(client, analyst.token)
+    csrf = await dashboard_sign_in(client, analyst)
     page = await client.get(f"/dashboard/webhooks?tenant={tenant.tenant_id}")
     assert page.status_code == 200
     assert "http://127.0.0.1:9/hooks" in page.text
@@ -68,7 +68,7 @@ async def test_webhooks_page_shows_health_dead_deliveries_and_notifications(
 
     admin = await make_staff(runtime, "admin")
     client.cookies.clear()
-    csrf = await dashboard_sign_in(client, admin.token)
+    csrf = await dashboard_sign_in(client, admin)
     replayed = await client.post(
         f"/dashboard/deliveries/{delivery_id}/replay", data={"csrf_token": csrf}
     )
@@ -83,7 +83,7 @@ async def test_verification_page_clients_customers_and_status(
     client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
 ) -> None:
     admin = await make_staff(runtime, "admin")
-    csrf = await dashboard_sign_in(client, admin.token)
+    csrf = await dashboard_sign_in(client, admin)
     created = await client.post(
         "/dashboard/verification/clients",
         data={"csrf_token": csrf, "client_name": "Verifier"},

@@ -1,4 +1,4 @@
-"""The applicant portal pages over the ASGI client (issue 6; CONTRACT §5)."""
+"""The applicant portal pages over the ASGI client (docs/reference/portal.md)."""
 
 from __future__ import annotations
 
@@ -169,7 +169,12 @@ async def test_upload_documents_shows_progress_and_refuses_bad_files(
     assert "1 of 2 required items done." in page.text
     async with runtime.db.read() as session:
         document = (await session.execute(select(Document))).scalar_one()
-    assert (document.type, document.content) == ("passport", PDF)
+    # Kept sealed in the document store, never in clear (docs/documents.md).
+    assert (document.type, document.content_type, document.content) == (
+        "passport",
+        "application/pdf",
+        None,
+    )
     overview = await client.get("/portal/dashboard")
     assert "Upload: Passport" not in overview.text
     assert "Fill in and submit the application form" in overview.text

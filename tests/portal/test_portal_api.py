@@ -1,4 +1,5 @@
-"""The portal's JSON routes (CONTRACT §5, §6): me, submit, form, answer,
+"""The portal's JSON routes (docs/reference/portal.md; docs/reference/portal.md): me, submit, form,
+answer,
 documents, logout; 401 without a live session, 403 for locked or erased
 applications and removed members, 403 for cross-site requests."""
 
@@ -12,6 +13,7 @@ from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Document, PortalSession
+from gatehouse.storage.tables.documents_custody import DocumentCustody
 from tests.conftest import make_settings
 from tests.portal.conftest import Provisioned, mint, sign_in
 from tests.support.cases import application_row, outbox_events
@@ -207,7 +209,12 @@ async def test_upload_document(
     assert "passport.png" not in response.text
     async with runtime.db.read() as session:
         stored = await session.get(Document, body["documentId"])
-        assert stored is not None and stored.content == PNG
+        held = await session.get(DocumentCustody, body["documentId"])
+    # Sealed in the document store, never kept in clear (docs/documents.md).
+    assert stored is not None
+    assert stored.content is None
+    assert held is not None
+    assert held.data_key_encrypted is not None
     listed = await client.get(
         f"/v1/applications/{signed_in.client_id}/documents", headers=tenant.headers
     )

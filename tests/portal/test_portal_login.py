@@ -1,4 +1,5 @@
-"""Link redemption (CONTRACT §5, §6): POST consumes the link once, starts a
+"""Link redemption (docs/reference/portal.md; docs/reference/portal.md): POST consumes the link
+once, starts a
 cookie session and redirects; used, expired, revoked and locked links get the
 same 410 page."""
 

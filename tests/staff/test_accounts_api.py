@@ -1,4 +1,4 @@
-"""Staff API rows for staff members, tenants and API keys (CONTRACT §4)."""
+"""Staff API rows for staff members, tenants and API keys (docs/reference/staff-api.md)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from sqlalchemy import select
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import ApiKey, AuditEntry, StaffMember, Tenant
 from tests.support.factories import StaffFixture, make_staff
+from tests.support.leaks import remember
 
 TENANT_FIELDS = {"tenantId", "name", "status", "createdAt", "webhookEndpointCap"}
 
@@ -47,7 +48,8 @@ async def test_super_admin_creates_staff_of_every_role(
         )
         assert response.status_code == 201, response.text
         body = response.json()
-        assert set(body) == {"staffId", "email", "role", "token"}
+        assert set(body) == {"staffId", "email", "role", "token", "inviteUrl", "inviteExpiresAt"}
+        remember(body["inviteUrl"].rsplit("/", 1)[1])
         assert body["email"] == f"new.{role}@example.test"
         assert body["role"] == role
         assert body["staffId"].startswith("stf_")
@@ -87,7 +89,8 @@ async def test_admin_creates_analyst_and_mlro_but_not_admin_roles(
         assert "super_admin" in str(error["message"])
     async with runtime.db.read() as session:
         emails = set((await session.scalars(select(StaffMember.email))).all())
-    assert "x-admin@example.test" not in emails and "x-super_admin@example.test" not in emails
+    assert "x-admin@example.test" not in emails
+    assert "x-super_admin@example.test" not in emails
 
 
 @pytest.mark.parametrize("role", ["analyst", "mlro"])
@@ -156,11 +159,13 @@ async def test_tenant_lifecycle(
     assert created["name"] == "Acme Ltd"
     assert created["status"] == "active"
     assert created["webhookEndpointCap"] == 5
-    assert created["createdAt"].endswith("Z") and len(created["createdAt"]) == 24
+    assert created["createdAt"].endswith("Z")
+    assert len(created["createdAt"]) == 24
     tenant_id = created["tenantId"]
 
     got = await client.get(f"/staff/v1/tenants/{tenant_id}", headers=staff.headers)
-    assert got.status_code == 200 and got.json() == created
+    assert got.status_code == 200
+    assert got.json() == created
 
     patched = await client.patch(
         f"/staff/v1/tenants/{tenant_id}",
@@ -174,21 +179,26 @@ async def test_tenant_lifecycle(
     only_cap = await client.patch(
         f"/staff/v1/tenants/{tenant_id}", json={"webhookEndpointCap": 1}, headers=staff.headers
     )
-    assert only_cap.json()["name"] == "Acme Group" and only_cap.json()["webhookEndpointCap"] == 1
+    assert only_cap.json()["name"] == "Acme Group"
+    assert only_cap.json()["webhookEndpointCap"] == 1
 
     for _ in range(2):  # a repeat answers the same state
         suspended = await client.post(
             f"/staff/v1/tenants/{tenant_id}/suspend", headers=staff.headers
         )
-        assert suspended.status_code == 200 and suspended.json()["status"] == "suspended"
+        assert suspended.status_code == 200
+        assert suspended.json()["status"] == "suspended"
     reactivated = await client.post(
         f"/staff/v1/tenants/{tenant_id}/reactivate", headers=staff.headers
     )
-    assert reactivated.status_code == 200 and reactivated.json()["status"] == "active"
+    assert reactivated.status_code == 200
+    assert reactivated.json()["status"] == "active"
 
     async with runtime.db.read() as session:
         tenant = await session.get(Tenant, tenant_id)
-    assert tenant is not None and tenant.status == "active" and tenant.webhook_endpoint_cap == 1
+    assert tenant is not None
+    assert tenant.status == "active"
+    assert tenant.webhook_endpoint_cap == 1
     actions = [a for a, _, target in await audit_actions(runtime) if target == tenant_id]
     assert actions == [
         "tenant.created",
@@ -212,7 +222,8 @@ async def test_endpoint_cap_outside_1_to_20_is_400(
     assert error["details"][0]["field"] == "webhookEndpointCap"  # type: ignore[index]
     async with runtime.db.read() as session:
         tenant = await session.get(Tenant, tenant_id)
-    assert tenant is not None and tenant.webhook_endpoint_cap == 5
+    assert tenant is not None
+    assert tenant.webhook_endpoint_cap == 5
 
 
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "   "}, {"name": 7}, ["x"]])
@@ -324,7 +335,8 @@ async def test_api_key_with_scopes_and_default_scope(
 
     async with runtime.db.read() as session:
         key = await session.get(ApiKey, body["keyId"])
-    assert key is not None and body["apiKey"].split("_")[2] not in key.secret_hash
+    assert key is not None
+    assert body["apiKey"].split("_")[2] not in key.secret_hash
     actions = [a for a, _, _ in await audit_actions(runtime)]
     assert actions.count("api_key.created") == 4
 

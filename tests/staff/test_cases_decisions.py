@@ -1,4 +1,6 @@
-"""Staff decisions over HTTP (CONTRACT §4 "Decision actions", §6; spec 1 §3.1; spec 2 §6.1)."""
+"""Staff decisions over HTTP (docs/reference/staff-api.md "Decision actions", §6;
+docs/reference/tenant-api.md §3.1; docs/reference/webhooks.md §5.2).
+"""
 
 from __future__ import annotations
 
@@ -84,7 +86,8 @@ async def test_approve_then_countersign_by_another_mlro(
         "reason": "decision",
         "sequence": 2,
     }
-    assert approved["action"] == "approved" and approved["actorRole"] == "mlro"
+    assert approved["action"] == "approved"
+    assert approved["actorRole"] == "mlro"
     assert approved["comment"] is None
     assert changed_again["previousStatus"] == "pending_approval"
     assert changed_again["status"] == "active"

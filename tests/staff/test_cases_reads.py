@@ -1,4 +1,6 @@
-"""Staff reads, erasure and the audit trail (CONTRACT §4, §6; spec 1 §4.3, §4.11)."""
+"""Staff reads, erasure and the audit trail (docs/reference/staff-api.md; docs/reference/staff-
+api.md; docs/reference/tenant-api.md §5.3, §5.11).
+"""
 
 from __future__ import annotations
 
@@ -172,21 +174,25 @@ async def test_erasure_removes_personal_data_and_hides_the_application(
 
     row = await application_row(runtime, made.client_id)
     assert row.erased_at is not None
-    assert row.applicant_email is None and row.company_name is None
+    assert row.applicant_email is None
+    assert row.company_name is None
     assert row.form_data == {}
     # The identity (which held the email or externalRef) is kept only as a pseudonym.
-    assert row.identity.startswith("erased:") and "@" not in row.identity
+    assert row.identity.startswith("erased:")
+    assert "@" not in row.identity
     assert row.external_ref is None
     async with runtime.db.read() as session:
         assert (await session.execute(select(Member))).first() is None
         answers = list((await session.execute(select(InfoRequestItem.answer))).scalars())
         assert answers == [None]
         document = (await session.execute(select(Document))).scalar_one()
-        assert document.content is None and document.filename is None
+        assert document.content is None
+        assert document.filename is None
         links = list((await session.execute(select(LoginLink))).scalars())
         assert all(link.used_at is not None or link.revoked_at is not None for link in links)
         sessions = list((await session.execute(select(PortalSession))).scalars())
-        assert sessions and all(s.ended_at is not None for s in sessions)
+        assert sessions
+        assert all(s.ended_at is not None for s in sessions)
 
     # Tenant: reads 404, writes 410, gone from the list.
     read = await client.get(f"/v1/applications/{made.client_id}", headers=tenant.headers)
@@ -250,7 +256,8 @@ async def test_audit_trail_per_application_and_tenant(
     )
     assert trail.status_code == 200
     body = trail.json()
-    assert body["hasMore"] is False and body["nextCursor"] is None
+    assert body["hasMore"] is False
+    assert body["nextCursor"] is None
     entries = body["data"]
     assert entries[0] == {
         "at": entries[0]["at"],

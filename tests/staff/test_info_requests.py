@@ -1,4 +1,5 @@
-"""Information requests over HTTP (CONTRACT §4, §6; spec 1 §2.4, §3.1, §4.4; spec 2 §6.1):
+"""Information requests over HTTP (docs/reference/staff-api.md; docs/reference/staff-api.md;
+docs/reference/tenant-api.md §2.8, §3.1, §5.4; docs/reference/webhooks.md §5.2):
 raise, answer, responded, accept, reopen (new round), close, cancel."""
 
 from __future__ import annotations
@@ -74,13 +75,17 @@ async def test_raise_returns_the_request_and_moves_to_needs_info(
 ) -> None:
     request = await raise_request(client, analyst, applicant.client_id)
     assert request["requestId"].startswith("ir_")
-    assert request["seq"] == 1 and request["round"] == 1
+    assert request["seq"] == 1
+    assert request["round"] == 1
     assert request["status"] == "open"
-    assert request["openItems"] == 3 and request["answeredItems"] == 0
+    assert request["openItems"] == 3
+    assert request["answeredItems"] == 0
     assert request["comment"] == "We need a little more"
-    assert request["createdAt"] and request["updatedAt"]
+    assert request["createdAt"]
+    assert request["updatedAt"]
     assert request["respondedAt"] is None
-    assert request["closedAt"] is None and request["cancelledAt"] is None
+    assert request["closedAt"] is None
+    assert request["cancelledAt"] is None
     assert [(i["type"], i["prompt"], i["status"]) for i in request["items"]] == [
         (i["type"], i["prompt"], "open") for i in ITEMS
     ]
@@ -114,7 +119,8 @@ async def test_raise_returns_the_request_and_moves_to_needs_info(
     assert raised["items"] == [
         {"itemId": i["itemId"], "type": i["type"], "prompt": i["prompt"]} for i in request["items"]
     ]
-    assert raised["status"] == "needs_info" and raised["previousStatus"] == "pending"
+    assert raised["status"] == "needs_info"
+    assert raised["previousStatus"] == "pending"
     assert sent[1]["data"]["reason"] == "info_request"
 
 
@@ -179,14 +185,16 @@ async def test_answering_every_item_responds_and_returns_to_pending(
     first = await answer(client, rid, doc_item, documentId=document_id)
     assert first.status_code == 200, first.text
     assert first.json()["status"] == "open"
-    assert first.json()["openItems"] == 2 and first.json()["answeredItems"] == 1
+    assert first.json()["openItems"] == 2
+    assert first.json()["answeredItems"] == 1
     assert "answer" not in first.json()["items"][0]
     await answer(client, rid, question, answer="Salary")
     assert (await application_row(runtime, applicant.client_id)).status == "needs_info"
     last = await answer(client, rid, field, answer="NL123")
     assert last.json()["status"] == "responded"
     assert last.json()["respondedAt"] is not None
-    assert last.json()["openItems"] == 0 and last.json()["answeredItems"] == 3
+    assert last.json()["openItems"] == 0
+    assert last.json()["answeredItems"] == 3
     assert "Salary" not in last.text
 
     read = (
@@ -204,7 +212,8 @@ async def test_answering_every_item_responds_and_returns_to_pending(
     ]
     responded = sent[-2]["data"]
     assert responded["openItems"] == 0
-    assert responded["status"] == "pending" and responded["previousStatus"] == "needs_info"
+    assert responded["status"] == "pending"
+    assert responded["previousStatus"] == "needs_info"
     assert sent[-1]["data"]["reason"] == "info_request"
     assert "Salary" not in str(sent)
 
@@ -221,7 +230,7 @@ async def test_document_id_rules(
     upload = await client.post(
         "/portal/api/documents",
         data={"type": "passport"},
-        files={"file": ("p.png", b"\x89PNG....", "image/png")},
+        files={"file": ("p.png", b"\x89PNG\r\n\x1a\n" + bytes(16), "image/png")},
     )
     on_question = await answer(
         client, rid, question, documentId=upload.json()["documentId"], answer="x"

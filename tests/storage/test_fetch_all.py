@@ -1,4 +1,4 @@
-"""`Database.fetch_all`: single-statement reads without a session (issue 8).
+"""`Database.fetch_all`: single-statement reads without a session (bench/RESULTS.md).
 
 On SQLite they run on a synchronous engine in one worker-thread call
 (storage/sqlite_reads.py); on PostgreSQL on the autocommit read engine. Both
@@ -77,8 +77,10 @@ async def test_same_rows_and_types_as_a_session(runtime: Runtime) -> None:
     assert fetched == through_session
     scopes, key_created, tenant_created = fetched[0]
     assert scopes == ["applications:read"]
-    assert key_created == CREATED and key_created.tzinfo is not None
-    assert tenant_created == CREATED and tenant_created.utcoffset() == CREATED.utcoffset()
+    assert key_created == CREATED
+    assert key_created.tzinfo is not None
+    assert tenant_created == CREATED
+    assert tenant_created.utcoffset() == CREATED.utcoffset()
 
 
 async def test_an_empty_result(runtime: Runtime) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gatehouse.http.auth import ALL_SCOPES
+from gatehouse.accounts.lifecycle import create_staff_member
+from gatehouse.accounts.service import create_api_key, create_tenant
+from gatehouse.audit.context import WriteContext
+from gatehouse.domain.principals import ALL_SCOPES
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
-from gatehouse.staff.accounts import create_api_key, create_staff_member, create_tenant
 from gatehouse.storage.tables.applications import Intake
 from tests.support.leaks import remember
 
@@ -32,6 +34,12 @@ class StaffFixture:
     email: str
     role: str
     token: str = field(repr=False)
+    invite_url: str = field(default="", repr=False)
+    # Set once the invite is used (tests/pages/helpers.py): secrets, kept out of reports.
+    password: str | None = field(default=None, repr=False)
+    totp_secret: str | None = field(default=None, repr=False)
+    recovery_codes: list[str] = field(default_factory=list, repr=False)
+    last_totp_step: int = 0
 
     @property
     def headers(self) -> dict[str, str]:
@@ -86,8 +94,9 @@ async def make_tenant(
     *,
     with_intake: bool = True,
     name: str = "Acme",
+    environment: str | None = None,
 ) -> TenantFixture:
-    tenant = await create_tenant(runtime, name)
+    tenant = await create_tenant(runtime, name, environment=environment)
     tenant_id = str(tenant["tenantId"])
     key = await create_api_key(runtime, tenant_id, "test", scopes or list(ALL_SCOPES))
     label_id = await add_intake(runtime, tenant_id) if with_intake else None
@@ -96,6 +105,16 @@ async def make_tenant(
 
 
 async def make_staff(runtime: Runtime, role: str = "super_admin") -> StaffFixture:
-    created = await create_staff_member(runtime, f"{role}.{new_id('x')[-8:]}@example.test", role)
+    """A staff member made as by `gatehouse staff create` (actor `system:cli`)."""
+    email = f"{role}.{new_id('x')[-8:]}@example.test"
+    ctx = WriteContext.system("cli", runtime.now())
+    created = await create_staff_member(runtime, email, role, ctx)
     remember(created["token"])
-    return StaffFixture(created["staffId"], created["email"], created["role"], created["token"])
+    remember(created["inviteUrl"].rsplit("/", 1)[1])
+    return StaffFixture(
+        created["staffId"],
+        created["email"],
+        created["role"],
+        created["token"],
+        invite_url=created["inviteUrl"],
+    )

@@ -22,6 +22,8 @@ LEAK_PATTERNS = [
     re.compile(r"staff_[a-z0-9]{6,}_[A-Za-z0-9]{16,}"),
     re.compile(r"whsec_[A-Za-z0-9_\-]{12,}"),
     re.compile(r"/portal/login/(?!\[redacted\])[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"/dashboard/invite/(?!\[redacted\])[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"otpauth://"),
 ]
 
 

@@ -14,19 +14,19 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 from sqlalchemy import func, select
 from starlette.responses import Response
 
-from gatehouse import audit
 from gatehouse.app import create_app
-from gatehouse.http.body import body_schema, parse_body
-from gatehouse.http.dependencies import (
+from gatehouse.errors import failed_precondition
+from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.core import AuditEntry
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import (
     ManageWebhooks,
     ReadApplications,
     RuntimeDep,
     WriteApplications,
 )
-from gatehouse.http.errors import failed_precondition
-from gatehouse.http.responses import json_response, respond
-from gatehouse.runtime import Runtime
-from gatehouse.storage.tables.core import AuditEntry
+from gatehouse.web.responses import json_response, respond
 
 PROBE_ACTION = "probe.created"
 
@@ -62,15 +62,7 @@ async def probe_create(
     if body.fail:
         raise failed_precondition("The probe was asked to fail.")
     async with runtime.db.write() as session:
-        audit.record(
-            session,
-            at=runtime.now(),
-            actor=principal.actor,
-            action=PROBE_ACTION,
-            target=body.name,
-            tenant_id=principal.tenant_id,
-            request_id=request.state.request_id,
-        )
+        write_context(request, principal).audit(session, PROBE_ACTION, body.name)
         return await respond(
             request,
             session,
@@ -94,14 +86,7 @@ async def probe_rollback(
 ) -> Response:
     """Answers through `respond`, then fails before its transaction commits."""
     async with runtime.db.write() as session:
-        audit.record(
-            session,
-            at=runtime.now(),
-            actor=principal.actor,
-            action=PROBE_ACTION,
-            target="rollback",
-            tenant_id=principal.tenant_id,
-        )
+        write_context(request, principal).audit(session, PROBE_ACTION, "rollback")
         await respond(request, session, 201, {"name": "rollback"})
         raise RuntimeError("the commit never happens")
 

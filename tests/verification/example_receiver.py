@@ -1,11 +1,12 @@
-"""An example receiver for Gatehouse verification callbacks (spec 3 §5, §6).
+"""An example receiver for Gatehouse verification callbacks (docs/reference/verification.md §5.3,
+§5.2).
 
 Documented in `docs/verification-receiver.md`; the verification tests run it on
 a real loopback port and send it real callbacks. It is a plain ASGI app with
 no dependencies beyond the standard library, so it can be copied into any
 ASGI server (uvicorn, hypercorn, granian) or translated to another stack.
 
-What it does, in the order spec 3 §5 asks:
+What it does, in the order docs/reference/verification.md §5.3 asks:
 1. read the JSON body (at most 64 KiB; anything else is 400);
 2. compare `passphrase` with the registered callbackPassphrase in constant
    time (`hmac.compare_digest`); a mismatch is 401 and nothing else happens;
@@ -13,7 +14,7 @@ What it does, in the order spec 3 §5 asks:
    work (database writes, emails) runs in a background task, so Gatehouse
    never waits for it and never times out;
 4. the background task applies the update: known codes move the customer's
-   record, unknown or reserved codes (spec 3 §3: "handle unrecognized codes
+   record, unknown or reserved codes (docs/reference/verification.md §3: "handle unrecognized codes
    defensively") are held for manual review and never treated as a decision;
    an update older than the one already applied is ignored (callbacks may
    arrive out of order after retries), and an exact repeat is a no-op.
@@ -153,7 +154,7 @@ Handler = Callable[[StatusUpdate], Awaitable[object]]
 
 
 class CallbackReceiver:
-    """ASGI app answering every POST as spec 3 §5 asks a receiver to.
+    """ASGI app answering every POST as docs/reference/verification.md §5.3 asks a receiver to.
 
     `passphrase` is the registered callbackPassphrase (or several during a
     rotation); `handler` runs in the background for each accepted update.

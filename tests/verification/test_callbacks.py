@@ -1,12 +1,14 @@
-"""Callbacks delivered to real loopback receivers (spec 3 §2, §6; CONTRACT §3)."""
+"""Callbacks delivered to real loopback receivers (docs/reference/verification.md §5.1, §5.2;
+docs/reference/verification.md).
+"""
 
 from __future__ import annotations
 
 import itertools
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from gatehouse.runtime import Runtime
-from gatehouse.timeutil import parse_ts
+from gatehouse.timeutil import format_ts, parse_ts
 from tests.verification.conftest import (
     PASSPHRASE,
     LiveReceiver,
@@ -110,7 +112,8 @@ async def test_customer_created_only_for_opted_in_clients(
 ) -> None:
     quiet = await verification.create_client("Quiet")
     opted = await verification.create_client("Opted", customerCreatedEvents=True)
-    assert opted["customerCreatedEvents"] is True and quiet["customerCreatedEvents"] is False
+    assert opted["customerCreatedEvents"] is True
+    assert quiet["customerCreatedEvents"] is False
     await verification.register(quiet, recorder.url)
     await verification.register(opted, recorder.url)
     await verification.create_customer(quiet)
@@ -228,3 +231,34 @@ async def test_unreachable_receiver_counts_as_a_failed_attempt(
     assert row["attempts"] == 4
     assert row["lastStatusCode"] is None
     assert row["lastError"]
+
+
+async def test_delivery_runs_on_the_runtime_clock(
+    verification: Verification, recorder: LiveRecorder, runtime: Runtime, worker: None
+) -> None:
+    """Queueing, claiming, scheduling and dropping read `runtime.now()`: a frozen clock
+    holds every retry back until the test moves it."""
+    now = [datetime(2026, 11, 22, 10, 0, tzinfo=UTC)]
+    runtime.clock = lambda: now[0]
+    scale = runtime.settings.verify_callback_backoff_scale
+    recorder.app.status = 503
+    client = await verification.create_client()
+    await verification.register(client, recorder.url)
+    customer = await verification.create_customer(client)
+    await verification.set_status(customer["uuid"], 6)
+
+    async def after(attempts: int) -> list[dict[str, object]]:
+        return [r for r in await verification.callbacks() if r["attempts"] == attempts]
+
+    for attempt, nominal in enumerate((10, 20, 40), start=1):
+        (row,) = await eventually(lambda attempt=attempt: after(attempt))
+        assert row["status"] == "pending"
+        assert row["nextAttemptAt"] == format_ts(now[0] + timedelta(seconds=nominal * scale))
+        assert row["attemptLog"][-1]["at"] == format_ts(now[0])
+        # Frozen: the retry is not due, so nothing more went out.
+        assert len(recorder.app.requests) == attempt
+        now[0] += timedelta(minutes=1)
+    (row,) = await eventually(lambda: verification.callbacks(status="dropped"))
+    assert row["attempts"] == 4
+    assert len(recorder.app.requests) == 4
+    assert row["completedAt"] == format_ts(now[0])

@@ -1,5 +1,5 @@
 """Several workers and sweeps at once never send a callback or a warning twice
-(DESIGN.md, known traps: claims by row lock on PostgreSQL, one writer on SQLite)."""
+(docs/architecture.md, known traps: claims by row lock on PostgreSQL, one writer on SQLite)."""
 
 from __future__ import annotations
 

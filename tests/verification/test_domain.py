@@ -1,4 +1,6 @@
-"""The pure rules of `gatehouse.domain.verification` (spec 3 §2, §3, §6)."""
+"""The pure rules of `gatehouse.domain.verification` (docs/reference/verification.md
+§5.1, §3, §5.2).
+"""
 
 from __future__ import annotations
 
@@ -62,11 +64,11 @@ def test_expiry_warning_for_is_empty_except_on_expiry_warning() -> None:
 
 def test_reserved_codes_and_unknown_events_are_never_built() -> None:
     for code in (1, 3, 4, 8):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=f"status {code} is never sent"):
             rules.callback_payload(
                 rules.CustomerFacts(1, "u", "e@x", "p", code, NOW), rules.EVENT_STATUS_CHANGED
             )
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown event 'customer_deleted'"):
         rules.callback_payload(FACTS, "customer_deleted")
 
 

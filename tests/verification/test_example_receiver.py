@@ -1,4 +1,5 @@
-"""The documented example receiver (docs/verification-receiver.md; spec 3 §5),
+"""The documented example receiver (docs/verification-receiver.md; docs/reference/verification.md
+§5.3),
 exercised over real HTTP on a loopback port."""
 
 from __future__ import annotations
@@ -99,12 +100,14 @@ async def test_over_http_mismatch_is_401_and_nothing_is_processed(receiver: Live
         garbage = await http.post(receiver.url, content=b"{nope")
         incomplete = await http.post(receiver.url, json={"passphrase": PASSPHRASE})
         get = await http.get(receiver.url)
-    assert wrong.status_code == 401 and missing.status_code == 401
+    assert wrong.status_code == 401
+    assert missing.status_code == 401
     assert garbage.status_code == 400
     assert incomplete.status_code == 400
     assert get.status_code == 405
     assert receiver.app.refused == 2
-    assert receiver.book.applied == [] and receiver.book.for_review == []
+    assert receiver.book.applied == []
+    assert receiver.book.for_review == []
 
 
 @pytest.fixture

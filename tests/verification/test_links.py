@@ -1,5 +1,5 @@
 """Accepted customers satisfy their application's `verification` checklist items
-(CONTRACT §3, last point), and stop satisfying them when they leave Accepted."""
+(docs/reference/verification.md, last point), and stop satisfying them when they leave Accepted."""
 
 from __future__ import annotations
 
@@ -47,13 +47,15 @@ async def test_application_verified_follows_the_customer_status(
 
     accepted = await verification.set_status(customer["uuid"], 6)
     at = await verified_at(runtime, application_id)
-    assert at is not None and format_ts(at) == accepted.json()["updatedAt"]
+    assert at is not None
+    assert format_ts(at) == accepted.json()["updatedAt"]
 
     await verification.set_status(customer["uuid"], 7)
     assert await verified_at(runtime, application_id) is None
     again = await verification.set_status(customer["uuid"], 6)
     at = await verified_at(runtime, application_id)
-    assert at is not None and format_ts(at) == again.json()["updatedAt"]
+    assert at is not None
+    assert format_ts(at) == again.json()["updatedAt"]
     await verification.set_status(customer["uuid"], 2)
     assert await verified_at(runtime, application_id) is None
 

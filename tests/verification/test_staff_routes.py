@@ -1,4 +1,6 @@
-"""Staff routes of the verification area (CONTRACT §4): roles, bodies, status codes."""
+"""Staff routes of the verification area (docs/reference/staff-api.md): roles, bodies,
+status codes.
+"""
 
 from __future__ import annotations
 
@@ -153,7 +155,8 @@ async def test_only_emitted_codes_can_be_set(
     assert response.json()["error"]["details"][0]["field"] == "status"
     async with runtime.db.read() as session:
         row = await session.scalar(select(Customer).where(Customer.uuid == customer["uuid"]))
-        assert row is not None and row.status == 5
+        assert row is not None
+        assert row.status == 5
         assert await session.scalar(select(func.count()).select_from(VerificationCallback)) == 0
 
 
@@ -238,6 +241,7 @@ async def test_lists_page_with_cursors(verification: Verification) -> None:
     bad_limit = await verification.http.get(CUSTOMERS, params={"limit": "x"}, headers=headers)
     assert bad_limit.status_code == 400
     one = await verification.http.get(f"{CUSTOMERS}/{uuids[0]}", headers=headers)
-    assert one.status_code == 200 and one.json()["uuid"] == uuids[0]
+    assert one.status_code == 200
+    assert one.json()["uuid"] == uuids[0]
     missing = await verification.http.get(f"{CUSTOMERS}/nope", headers=headers)
     assert missing.status_code == 404

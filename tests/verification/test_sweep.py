@@ -1,4 +1,6 @@
-"""The expiry sweep (spec 3 §3, §6; CONTRACT §3) with a clock the tests control."""
+"""The expiry sweep (docs/reference/verification.md §3, §5.2; docs/reference/verification.md)
+with a clock the tests control.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The /verify interface: callback registration and result retrieval (spec 3 §4, §5;
-CONTRACT §3), and its separation from the tenant and staff APIs."""
+"""The /verify interface: callback registration and result retrieval (docs/reference/verification.md
+§4.1, §5.3;
+docs/reference/verification.md), and its separation from the tenant and staff APIs."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from gatehouse.app import create_app
+from gatehouse.outbound import url_safety
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry
 from gatehouse.storage.tables.verification import VerificationClient
@@ -46,7 +48,9 @@ async def test_registration_answers_a_message_and_stores_the_passphrase_encrypte
     response = await client.post(REGISTER, json=registration(created))
     assert response.status_code == 200
     body = response.json()
-    assert list(body) == ["message"] and isinstance(body["message"], str) and body["message"]
+    assert list(body) == ["message"]
+    assert isinstance(body["message"], str)
+    assert body["message"]
     row = await stored_client(runtime, created["clientUuid"])
     assert row.callback_url == URL
     assert row.callback_passphrase_encrypted is not None
@@ -169,8 +173,16 @@ async def strict_client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
     ],
 )
 async def test_callback_must_be_https_without_allow_private(
-    verification: Verification, strict_client: httpx.AsyncClient, runtime: Runtime, url: str
+    verification: Verification,
+    strict_client: httpx.AsyncClient,
+    runtime: Runtime,
+    url: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    async def public(host: str, port: int) -> list[str]:  # DNS, as the webhook tests stub it
+        return ["93.184.216.34"]
+
+    monkeypatch.setattr(url_safety, "resolve_host", public)
     created = await verification.create_client()
     response = await strict_client.post(REGISTER, json=registration(created, callbackUrl=url))
     assert response.status_code == 400

@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
+from gatehouse.webhooks.delivery import DeliveryWorker
 from gatehouse.webhooks.outbox import publish
-from gatehouse.webhooks.worker import DeliveryWorker
 from tests.support.factories import TenantFixture
 from tests.support.patience import patient
 from tests.webhooks.receiver import Received, Receiver, running_receiver

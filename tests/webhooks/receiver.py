@@ -1,11 +1,12 @@
-"""A real HTTP receiver on a loopback port that verifies deliveries as spec 2 §5 says.
+"""A real HTTP receiver on a loopback port that verifies deliveries as docs/reference/webhooks.md
+§7.1 says.
 
 Runs uvicorn (httptools) in a background thread with a bare ASGI app. Every
 request is recorded with its headers, raw body, arrival time and verdict. The
 answer is chosen by `respond` (a function of the request, default 200), so a
 test can script 500s, 410, 429 with Retry-After, redirects and so on.
 
-Verification, step by step as spec 2 §5 tells receivers:
+Verification, step by step as docs/reference/webhooks.md §7.1 tells receivers:
 1. secrets are opaque UTF-8 strings, used as-is;
 2. HMAC-SHA256 over `<Gatehouse-Timestamp>.<raw body bytes>`, body not reparsed;
 3. the header holds space-separated `v1=` values; any held secret may match;

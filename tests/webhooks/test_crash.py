@@ -1,4 +1,4 @@
-"""At-least-once through a crash, and scale-out on PostgreSQL (issue 4, "Done when")."""
+"""At-least-once through a crash, and scale-out on PostgreSQL."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The delivery worker against a real receiver (spec 2 §5, §6; CONTRACT §2.3, §6)."""
+"""The delivery worker against a real receiver (docs/reference/webhooks.md §7.1, §5;
+docs/reference/webhooks.md §6; docs/reference/webhooks.md).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from sqlalchemy import select
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from gatehouse.storage.tables.core import Event, Notification
-from gatehouse.webhooks.worker import DeliveryWorker
+from gatehouse.webhooks.delivery import DeliveryWorker
 from tests.conftest import make_settings
 from tests.support.factories import StaffFixture, TenantFixture
 from tests.webhooks.conftest import (
@@ -49,6 +51,9 @@ async def test_headers_envelope_and_signature(
         "gatehouse-timestamp",
         "gatehouse-attempt",
         "gatehouse-signature",
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
     }
     assert got.headers["content-type"] == "application/json"
     assert got.headers["user-agent"] == "Gatehouse-Webhooks/1"
@@ -60,7 +65,8 @@ async def test_headers_envelope_and_signature(
     assert " " not in got.headers["gatehouse-signature"]
     async with runtime.db.read() as session:
         stored = await session.scalar(select(Event.body).where(Event.id == event_id))
-    assert stored is not None and got.body == stored.encode()  # the exact stored bytes
+    assert stored is not None
+    assert got.body == stored.encode()
     envelope = orjson.loads(got.body)
     assert set(envelope) == {
         "id",
@@ -68,15 +74,18 @@ async def test_headers_envelope_and_signature(
         "apiVersion",
         "occurredAt",
         "tenantId",
+        "environment",
         "idempotencyKey",
         "data",
     }
     assert envelope["id"] == envelope["idempotencyKey"] == event_id
+    assert envelope["environment"] == "live"
     assert envelope["apiVersion"] == "v1"
     assert envelope["tenantId"] == tenant.tenant_id
     await wait_until(lambda: _statuses(runtime, created["id"], ["succeeded"]), timeout=5)
     [delivery] = await deliveries_of(runtime, created["id"])
-    assert delivery.attempts == 1 and delivery.last_http_status == 200
+    assert delivery.attempts == 1
+    assert delivery.last_http_status == 200
 
 
 async def _statuses(runtime: Runtime, endpoint_id: str, expected: list[str]) -> bool:
@@ -243,14 +252,17 @@ async def test_attempt_cap_makes_the_delivery_dead(
     await wait_until(lambda: _statuses(runtime, created["id"], ["dead"]), timeout=10)
     assert len(receiver.snapshot()) == 3
     [delivery] = await deliveries_of(runtime, created["id"])
-    assert delivery.attempts == 3 and delivery.last_http_status == 500
+    assert delivery.attempts == 3
+    assert delivery.last_http_status == 500
     assert delivery.next_attempt_at is None
     endpoint = await endpoint_row(runtime, created["id"])
     assert endpoint.consecutive_failures == 1
     assert endpoint.status == "enabled"
     history = await client.get(f"/v1/webhooks/{created['id']}/deliveries", headers=tenant.headers)
     [item] = history.json()["data"]
-    assert item["status"] == "dead" and item["attempts"] == 3 and item["lastHttpStatus"] == 500
+    assert item["status"] == "dead"
+    assert item["attempts"] == 3
+    assert item["lastHttpStatus"] == 500
     assert item["nextAttemptAt"] is None
 
 
@@ -312,7 +324,8 @@ async def test_twenty_dead_deliveries_disable_the_endpoint(
         await emit(runtime, tenant.tenant_id)
         await wait_until(lambda n=n: _count(runtime, created["id"], "dead", n + 1), timeout=5)
     endpoint = await endpoint_row(runtime, created["id"])
-    assert endpoint.status == "enabled" and endpoint.consecutive_failures == 19
+    assert endpoint.status == "enabled"
+    assert endpoint.consecutive_failures == 19
     # A test send failing does not count.
     await client.post(f"/v1/webhooks/{created['id']}/test", headers=tenant.headers)
     assert (await endpoint_row(runtime, created["id"])).consecutive_failures == 19
@@ -369,7 +382,7 @@ async def test_dead_with_no_success_for_24h_disables_failing_24h(
 ) -> None:
     from datetime import timedelta
 
-    from gatehouse.webhooks.worker import disable_failing_endpoints
+    from gatehouse.webhooks.delivery import disable_failing_endpoints
 
     created = await create_endpoint(client, tenant, receiver.url)
     receiver.respond = lambda item: 500
@@ -390,7 +403,8 @@ async def test_dead_with_no_success_for_24h_disables_failing_24h(
         stop.set()
         await asyncio.wait_for(task, 20)
     endpoint = await endpoint_row(runtime, created["id"])
-    assert endpoint.status == "disabled" and endpoint.disabled_reason == "failing_24h"
+    assert endpoint.status == "disabled"
+    assert endpoint.disabled_reason == "failing_24h"
     async with runtime.db.read() as session:
         notes = (await session.scalars(select(Notification))).all()
     assert [n.reason for n in notes] == ["failing_24h"]
@@ -421,7 +435,8 @@ async def test_reenable_does_not_replay_but_staff_replay_does(
     )
     assert dead.status_code == 200
     [item] = dead.json()["data"]
-    assert item["eventId"] == event_id and item["endpointId"] == created["id"]
+    assert item["eventId"] == event_id
+    assert item["endpointId"] == created["id"]
     replay = await client.post(f"/staff/v1/deliveries/{item['id']}/replay", headers=staff.headers)
     assert replay.status_code == 201
     assert replay.json()["eventId"] == event_id

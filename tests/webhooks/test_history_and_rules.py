@@ -26,7 +26,8 @@ async def test_history_is_newest_first_and_cursor_paged(
     assert first.status_code == 200
     page = first.json()
     assert set(page) == {"data", "nextCursor", "hasMore"}
-    assert page["hasMore"] is True and page["nextCursor"]
+    assert page["hasMore"] is True
+    assert page["nextCursor"]
     assert set(page["data"][0]) == {
         "id",
         "eventId",
@@ -84,7 +85,7 @@ async def test_history_query_validation(
 def test_nominal_schedule_and_jitter_bounds() -> None:
     nominal = [rules.nominal_delay(n) for n in range(1, 12)]
     assert nominal == [30, 60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 21600]
-    assert sum(nominal) == 14 * 3600 + 31 * 60 + 30  # spec 2 §6.3: 14h 31m 30s
+    assert sum(nominal) == 14 * 3600 + 31 * 60 + 30  # docs/reference/webhooks.md §6.3: 14h 31m 30s
     rng = random.Random(7)
     for attempts in range(1, 12):
         d = rules.nominal_delay(attempts)
@@ -98,7 +99,8 @@ def test_next_step_cap_bound_and_retry_after() -> None:
     step = rules.next_step(
         fail, attempts_made=1, first_attempt_at=NOW, now=NOW, max_attempts=12, scale=1.0
     )
-    assert step.status == "pending" and step.retry_at is not None
+    assert step.status == "pending"
+    assert step.retry_at is not None
     assert timedelta(seconds=15) <= step.retry_at - NOW <= timedelta(seconds=30)
     assert (
         rules.next_step(
@@ -143,13 +145,15 @@ def test_next_step_cap_bound_and_retry_after() -> None:
             max_attempts=12,
             scale=1.0,
         )
-        assert step.retry_at is not None and step.retry_at - NOW <= timedelta(seconds=30)
+        assert step.retry_at is not None
+        assert step.retry_at - NOW <= timedelta(seconds=30)
 
 
 def test_signature_header_and_filters() -> None:
     header = rules.signature_header(1700000000, b'{"a":1}', ["whsec_new", "whsec_old"])
     parts = header.split(" ")
-    assert len(parts) == 2 and all(p.startswith("v1=") and len(p) == 67 for p in parts)
+    assert len(parts) == 2
+    assert all(p.startswith("v1=") and len(p) == 67 for p in parts)
     import hashlib
     import hmac
 
@@ -159,7 +163,8 @@ def test_signature_header_and_filters() -> None:
     assert not rules.filter_matches(["application.decision.*"], "application.submitted")
     assert rules.filter_matches(["*"], "application.info_request.closed")
     secret = rules.new_secret()
-    assert secret.startswith("whsec_") and 32 <= len(secret) - 6 <= 64
+    assert secret.startswith("whsec_")
+    assert 32 <= len(secret) - 6 <= 64
 
 
 async def test_dashboard_health_helper_and_staff_list(

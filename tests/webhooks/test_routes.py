@@ -1,4 +1,4 @@
-"""Management routes of CONTRACT §2.1 (spec 2 §4)."""
+"""Management routes of docs/reference/webhooks.md §4 (docs/reference/webhooks.md §4)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ async def test_create_returns_endpoint_with_secret_once(
     assert created["description"] == "Main"
     assert created["disabledReason"] is None
     assert created["consecutiveFailures"] == 0
-    assert TS.match(created["createdAt"]) and TS.match(created["updatedAt"])
+    assert TS.match(created["createdAt"])
+    assert TS.match(created["updatedAt"])
 
     got = await client.get(f"/v1/webhooks/{created['id']}", headers=tenant.headers)
     assert got.status_code == 200
@@ -215,7 +216,8 @@ async def test_patch_changes_fields_and_revalidates(
     bad_url = await client.patch(
         path, json={"url": "http://a:b@127.0.0.1/"}, headers=tenant.headers
     )
-    assert bad_url.status_code == 400 and bad_url.json()["error"]["code"] == "invalid-argument"
+    assert bad_url.status_code == 400
+    assert bad_url.json()["error"]["code"] == "invalid-argument"
     bad_events = await client.patch(path, json={"events": ["nope"]}, headers=tenant.headers)
     assert bad_events.status_code == 400
     unchanged = await client.get(path, headers=tenant.headers)
@@ -230,7 +232,8 @@ async def test_delete_cancels_pending_deliveries(
     await emit(runtime, tenant.tenant_id)
     assert [d.status for d in await deliveries_of(runtime, created["id"])] == ["pending"]
     deleted = await client.delete(f"/v1/webhooks/{created['id']}", headers=tenant.headers)
-    assert deleted.status_code == 204 and deleted.content == b""
+    assert deleted.status_code == 204
+    assert deleted.content == b""
     assert [d.status for d in await deliveries_of(runtime, created["id"])] == ["cancelled"]
     assert (
         await client.get(f"/v1/webhooks/{created['id']}", headers=tenant.headers)
@@ -272,7 +275,8 @@ async def test_rotate_secret_keeps_two_active_secrets(
     assert rotated.status_code == 200
     body = rotated.json()
     assert set(body) == {"secret", "previousSecretExpiresAt"}
-    assert SECRET.match(body["secret"]) and body["secret"] != first
+    assert SECRET.match(body["secret"])
+    assert body["secret"] != first
     expires = parse_ts(body["previousSecretExpiresAt"])
     assert abs((expires - runtime.now()) - timedelta(hours=24)) < timedelta(seconds=30)
     second = body["secret"]
@@ -319,7 +323,9 @@ async def test_test_send_reports_and_persists_nothing(
         "sentHeaders",
         "error",
     }
-    assert body["success"] is True and body["httpStatus"] == 200 and body["error"] is None
+    assert body["success"] is True
+    assert body["httpStatus"] == 200
+    assert body["error"] is None
     assert isinstance(body["latencyMs"], int | float)
     assert len(body["responseSnippet"].encode()) <= 200
     assert body["responseSnippet"] == "é" * 100
@@ -336,10 +342,12 @@ async def test_test_send_reports_and_persists_nothing(
     failed = (
         await client.post(f"/v1/webhooks/{created['id']}/test", headers=tenant.headers)
     ).json()
-    assert failed["success"] is False and failed["httpStatus"] == 500
+    assert failed["success"] is False
+    assert failed["httpStatus"] == 500
     receiver.respond = lambda item: 410
     gone = (await client.post(f"/v1/webhooks/{created['id']}/test", headers=tenant.headers)).json()
-    assert gone["success"] is False and gone["httpStatus"] == 410
+    assert gone["success"] is False
+    assert gone["httpStatus"] == 410
     endpoint = (await client.get(f"/v1/webhooks/{created['id']}", headers=tenant.headers)).json()
     assert endpoint["consecutiveFailures"] == 0
     assert endpoint["status"] == "enabled"

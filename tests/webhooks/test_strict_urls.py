@@ -1,12 +1,12 @@
-"""URL rules at registration in strict mode (spec 2 §4.1; CONTRACT §2.3), DNS stubbed."""
+"""URL rules at registration in strict mode (docs/reference/webhooks.md §4.2, §6), DNS stubbed."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 
+from gatehouse.outbound import url_safety
 from gatehouse.settings import Settings
-from gatehouse.webhooks import url_safety
 from tests.conftest import make_settings
 from tests.support.factories import TenantFixture
 

@@ -1,4 +1,5 @@
-"""TLS to a pinned address keeps the hostname for SNI and certificate checks (spec 2 §4.1).
+"""TLS to a pinned address keeps the hostname for SNI and certificate checks
+(docs/reference/webhooks.md §4.2).
 
 A local HTTPS receiver with a certificate from a throwaway CA; the resolver is
 stubbed so `hooks.example.com` resolves to 127.0.0.1.
@@ -20,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from gatehouse.webhooks import transport, url_safety
+from gatehouse.outbound import transport, url_safety
 from tests.webhooks.receiver import Receiver, free_port
 
 
@@ -87,7 +88,8 @@ def tls_receiver(tmp_path: Path) -> Iterator[tuple[Receiver, int, Path]]:
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive()
+        assert time.monotonic() < deadline
+        assert thread.is_alive()
         time.sleep(0.01)
     try:
         yield receiver, port, ca
@@ -120,7 +122,8 @@ async def test_pinned_tls_verifies_the_hostname(
     other = await transport.post_json(
         f"https://other.example.com:{port}/in", b"{}", {}, allow_private=True
     )
-    assert other.status is None and other.error is not None
+    assert other.status is None
+    assert other.error is not None
     assert len(receiver.snapshot()) == 1
 
 
@@ -131,5 +134,6 @@ async def test_an_untrusted_certificate_is_a_failure(
     result = await transport.post_json(
         f"https://hooks.example.com:{port}/in", b"{}", {}, allow_private=True
     )
-    assert result.status is None and result.error is not None
+    assert result.status is None
+    assert result.error is not None
     assert receiver.snapshot() == []

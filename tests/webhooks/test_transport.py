@@ -1,4 +1,6 @@
-"""post_json: pinned connection, no redirects, timeouts, errors returned (spec 2 §4.1, §6.3)."""
+"""post_json: pinned connection, no redirects, timeouts, errors returned
+(docs/reference/webhooks.md §4.2, §6.3).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from gatehouse.webhooks import url_safety
-from gatehouse.webhooks.transport import post_json
+from gatehouse.outbound import url_safety
+from gatehouse.outbound.transport import post_json
 from tests.webhooks.receiver import Received, Receiver, free_port, running_receiver
 
 
@@ -26,7 +28,9 @@ async def test_posts_body_and_headers_and_returns_status(receiver: Receiver) -> 
         {"Content-Type": "application/json", "X-Extra": "1"},
         allow_private=True,
     )
-    assert result.status == 202 and result.success and result.error is None
+    assert result.status == 202
+    assert result.success
+    assert result.error is None
     assert result.headers["x-answer"] == "yes"
     assert result.body_prefix == b"A" * 200
     assert result.latency_ms > 0
@@ -43,20 +47,24 @@ async def test_redirect_is_a_failure_and_not_followed(receiver: Receiver) -> Non
     result = await post_json(receiver.url, b"{}", {}, allow_private=True)
     assert result.status == 302
     assert not result.success
-    assert result.error is not None and "redirect" in result.error
+    assert result.error is not None
+    assert "redirect" in result.error
     assert len(receiver.snapshot()) == 1
 
 
 async def test_non_2xx_is_a_failure_with_status(receiver: Receiver) -> None:
     receiver.respond = lambda item: 500
     result = await post_json(receiver.url, b"{}", {}, allow_private=True)
-    assert result.status == 500 and not result.success and result.error == "HTTP 500"
+    assert result.status == 500
+    assert not result.success
+    assert result.error == "HTTP 500"
 
 
 async def test_connection_refused_is_returned_not_raised() -> None:
     result = await post_json(f"http://127.0.0.1:{free_port()}/x", b"{}", {}, allow_private=True)
     assert result.status is None
-    assert result.error is not None and "connection failed" in result.error
+    assert result.error is not None
+    assert "connection failed" in result.error
 
 
 async def test_total_timeout_is_enforced(receiver: Receiver) -> None:
@@ -69,7 +77,8 @@ async def test_total_timeout_is_enforced(receiver: Receiver) -> None:
     result = await post_json(receiver.url, b"{}", {}, allow_private=True, total_timeout=0.2)
     # Far below the receiver's 5 s: the client gave up, it did not wait for the answer.
     assert time.monotonic() - started < 3
-    assert result.status is None and result.error == "timeout"
+    assert result.status is None
+    assert result.error == "timeout"
 
 
 async def test_connects_to_the_checked_address_without_a_second_lookup(
@@ -102,11 +111,45 @@ async def test_strict_mode_refuses_a_name_resolving_to_private_before_connecting
     monkeypatch.setattr(url_safety, "resolve_host", fake_resolve)
     result = await post_json("https://hooks.example.com/in", b"{}", {}, allow_private=False)
     assert result.status is None
-    assert result.error is not None and result.error.startswith("unsafe url")
+    assert result.error is not None
+    assert result.error.startswith("unsafe url")
     assert receiver.snapshot() == []
 
 
 async def test_strict_mode_refuses_plain_http(receiver: Receiver) -> None:
     result = await post_json(receiver.url, b"{}", {}, allow_private=False)
-    assert result.status is None and result.error is not None and "https" in result.error
+    assert result.status is None
+    assert result.error is not None
+    assert "https" in result.error
     assert receiver.snapshot() == []
+
+
+async def test_what_is_kept_of_an_answer_is_bounded() -> None:
+    from gatehouse.outbound.transport import MAX_HEADER_VALUE, MAX_HEADERS
+    from tests.webhooks.hostile import Hostile, running_hostile, status
+
+    flood = [(f"x-flood-{n}", "v") for n in range(1500)]
+    with running_hostile(Hostile()) as hostile:
+        hostile.script = [
+            status(503, ("Retry-After", "9" * (MAX_HEADER_VALUE + 1)), *flood),
+        ]
+        result = await post_json(hostile.url, b"{}", {}, allow_private=True)
+    assert result.status == 503
+    assert result.error == "HTTP 503"
+    assert len(result.headers) == MAX_HEADERS
+    assert "retry-after" not in result.headers  # too long: dropped, never cut
+    assert all(len(value) <= MAX_HEADER_VALUE for value in result.headers.values())
+
+
+async def test_a_status_that_came_is_kept_when_the_body_stalls() -> None:
+    from tests.webhooks.hostile import Answer, Hostile, running_hostile
+
+    stalled = Answer(
+        b"HTTP/1.1 202 Accepted\r\nContent-Length: 100\r\n\r\nab", drip=(b"c",) * 40, interval=0.5
+    )
+    with running_hostile(Hostile(script=[stalled])) as hostile:
+        result = await post_json(hostile.url, b"{}", {}, allow_private=True, total_timeout=5)
+    assert result.status == 202
+    assert result.success
+    assert result.error is None
+    assert result.body_prefix.startswith(b"ab")

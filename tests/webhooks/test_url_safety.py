@@ -1,11 +1,11 @@
-"""Receiver URL rules (spec 2 §4.1; CONTRACT §2.3): every refused class."""
+"""Receiver URL rules (docs/reference/webhooks.md §4.2, §6): every refused class."""
 
 from __future__ import annotations
 
 import pytest
 
-from gatehouse.webhooks import url_safety
-from gatehouse.webhooks.url_safety import UnsafeUrl, address_refusal, check_url, check_url_shape
+from gatehouse.outbound import url_safety
+from gatehouse.outbound.url_safety import UnsafeUrl, address_refusal, check_url, check_url_shape
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import signal
 
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
-from gatehouse.webhooks.worker import DeliveryWorker
+from gatehouse.webhooks.delivery import DeliveryWorker
 
 
 async def main(lease: float, concurrency: int, poll: float) -> None:

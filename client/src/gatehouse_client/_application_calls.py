@@ -1,4 +1,4 @@
-"""Calls of the application routes (spec 1 §4; CONTRACT §1.3)."""
+"""Calls of the application routes (docs/reference/tenant-api.md §5, §5)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def list_applications(
     external_ref: str | None = None,
     updated_since: datetime | str | None = None,
 ) -> Call[ApplicationPage]:
-    """GET /v1/applications: one page (spec 1 §4.11)."""
+    """GET /v1/applications: one page (docs/reference/tenant-api.md §5.11)."""
     params = drop_none(
         {
             "limit": str(limit) if limit is not None else None,
@@ -96,7 +96,7 @@ def create_application(
     idempotency_key: str | None = None,
     idempotent: bool = True,
 ) -> Call[Application]:
-    """POST /v1/applications (spec 1 §4.1): 201 created, 200 repeat.
+    """POST /v1/applications (docs/reference/tenant-api.md §5.1): 201 created, 200 repeat.
 
     Sent without a key, an ambiguous failure is reconciled with the list read
     by externalRef before the call is repeated.
@@ -126,9 +126,9 @@ def create_login_session(
     redirect_path: str | None = None,
     idempotency_key: str | None = None,
 ) -> Call[LoginSession]:
-    """POST /v1/login-sessions (spec 1 §4.2): provisions and mints a link.
+    """POST /v1/login-sessions (docs/reference/tenant-api.md §5.2): provisions and mints a link.
 
-    Never repeated after an ambiguous failure (spec 1 §4.15 rule 2).
+    Never repeated after an ambiguous failure (docs/reference/tenant-api.md §5.15 rule 2).
     """
     body = _provision_body(email, external_ref, company_name, label_id)
     if redirect_path is not None:
@@ -150,7 +150,7 @@ def create_application_login_session(
     redirect_path: str | None = None,
     idempotency_key: str | None = None,
 ) -> Call[LoginSession]:
-    """POST /v1/applications/{clientId}/login-sessions (spec 1 §4.6)."""
+    """POST /v1/applications/{clientId}/login-sessions (docs/reference/tenant-api.md §5.6)."""
     return Call(
         "POST",
         app_path(client_id, "login-sessions"),
@@ -162,7 +162,7 @@ def create_application_login_session(
 
 
 def get_application(client_id: str) -> Call[Application]:
-    """GET /v1/applications/{clientId} (spec 1 §4.3)."""
+    """GET /v1/applications/{clientId} (docs/reference/tenant-api.md §5.3)."""
     return Call(
         "GET",
         app_path(client_id),
@@ -174,7 +174,9 @@ def get_application(client_id: str) -> Call[Application]:
 def add_member(
     client_id: str, email: str, *, idempotency_key: str | None = None, idempotent: bool = True
 ) -> Call[Member]:
-    """POST /v1/applications/{clientId}/members (spec 1 §4.7): safe to repeat."""
+    """POST /v1/applications/{clientId}/members (docs/reference/tenant-api.md §5.7):
+    safe to repeat.
+    """
     return Call(
         "POST",
         app_path(client_id, "members"),
@@ -193,10 +195,10 @@ def remove_member(
     idempotency_key: str | None = None,
     idempotent: bool = True,
 ) -> Call[None]:
-    """DELETE /v1/applications/{clientId}/members/{uid} (spec 1 §4.8).
+    """DELETE /v1/applications/{clientId}/members/{uid} (docs/reference/tenant-api.md §5.8).
 
     A repeat answers 400 once the member is gone, so without a key an
-    ambiguous failure reads the roster before repeating (spec 1 §4.15 rule 3).
+    ambiguous failure reads the roster before repeating (docs/reference/tenant-api.md §5.15 rule 3).
     """
     key = idempotency_key_for(idempotency_key, idempotent)
 
@@ -230,19 +232,25 @@ def _access(client_id: str, action: str, key: str | None, idempotent: bool) -> C
 def lock(
     client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
 ) -> Call[AccessState]:
-    """POST /v1/applications/{clientId}/lock (spec 1 §4.9, CONTRACT §1.3)."""
+    """POST /v1/applications/{clientId}/lock (docs/reference/tenant-api.md §5.9,
+    docs/reference/tenant-api.md §5).
+    """
     return _access(client_id, "lock", idempotency_key, idempotent)
 
 
 def unlock(
     client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
 ) -> Call[AccessState]:
-    """POST /v1/applications/{clientId}/unlock (spec 1 §4.10, CONTRACT §1.3)."""
+    """POST /v1/applications/{clientId}/unlock (docs/reference/tenant-api.md §5.10,
+    docs/reference/tenant-api.md §5).
+    """
     return _access(client_id, "unlock", idempotency_key, idempotent)
 
 
 def list_info_requests(client_id: str) -> Call[list[InfoRequest]]:
-    """GET /v1/applications/{clientId}/info-requests (spec 1 §4.4), highest seq first."""
+    """GET /v1/applications/{clientId}/info-requests (docs/reference/tenant-api.md §5.4),
+    highest seq first.
+    """
     return Call(
         "GET",
         app_path(client_id, "info-requests"),
@@ -252,7 +260,7 @@ def list_info_requests(client_id: str) -> Call[list[InfoRequest]]:
 
 
 def list_intakes() -> Call[list[Intake]]:
-    """GET /v1/intakes (spec 1 §4.5)."""
+    """GET /v1/intakes (docs/reference/tenant-api.md §5.5)."""
     return Call(
         "GET",
         "/v1/intakes",
@@ -262,7 +270,9 @@ def list_intakes() -> Call[list[Intake]]:
 
 
 def list_decisions(client_id: str) -> Call[list[Decision]]:
-    """GET /v1/applications/{clientId}/decisions (spec 1 §4.12), newest first."""
+    """GET /v1/applications/{clientId}/decisions (docs/reference/tenant-api.md §5.12),
+    newest first.
+    """
     return Call(
         "GET",
         app_path(client_id, "decisions"),
@@ -272,7 +282,7 @@ def list_decisions(client_id: str) -> Call[list[Decision]]:
 
 
 def get_checklist(client_id: str) -> Call[list[ChecklistItem]]:
-    """GET /v1/applications/{clientId}/checklist (spec 1 §4.13)."""
+    """GET /v1/applications/{clientId}/checklist (docs/reference/tenant-api.md §5.13)."""
     return Call(
         "GET",
         app_path(client_id, "checklist"),
@@ -282,7 +292,9 @@ def get_checklist(client_id: str) -> Call[list[ChecklistItem]]:
 
 
 def list_documents(client_id: str) -> Call[list[Document]]:
-    """GET /v1/applications/{clientId}/documents (spec 1 §4.14): metadata only."""
+    """GET /v1/applications/{clientId}/documents (docs/reference/tenant-api.md §5.14):
+    metadata only.
+    """
     return Call(
         "GET",
         app_path(client_id, "documents"),

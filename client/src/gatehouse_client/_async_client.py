@@ -12,6 +12,7 @@ from typing import TypeVar
 import httpx
 
 from gatehouse_client import _application_calls as calls
+from gatehouse_client import _sandbox_calls as sandbox_calls
 from gatehouse_client import _webhook_calls as hooks
 from gatehouse_client._base import BaseClient
 from gatehouse_client._calls import Call
@@ -38,14 +39,15 @@ from gatehouse_client._webhook_models import (
 
 T = TypeVar("T")
 
-__all__ = ["AsyncClient"]
+__all__ = ["AsyncClient", "AsyncSandbox"]
 
 
 class AsyncClient(BaseClient):
     """Asynchronous Gatehouse tenant API client.
 
     ``AsyncClient(base_url, api_key)``; use as an async context manager or
-    await :meth:`aclose`. Retries follow spec 1 §4.15 (see ``_retry``). Every write
+    await :meth:`aclose`. Retries follow docs/reference/tenant-api.md §5.15 (see ``_retry``). Every
+    write
     carries an Idempotency-Key generated once per call (or the caller's
     ``idempotency_key``), reused by every retry of that call.
     """
@@ -83,6 +85,7 @@ class AsyncClient(BaseClient):
             follow_redirects=False,
         )
         self.webhooks = AsyncWebhooks(self)
+        self.sandbox = AsyncSandbox(self)
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -94,7 +97,7 @@ class AsyncClient(BaseClient):
         await self.aclose()
 
     async def send(self, call: Call[T]) -> T:
-        """Execute one call with the retry rules of spec 1 §4.15."""
+        """Execute one call with the retry rules of docs/reference/tenant-api.md §5.15"""
         retries = 0
         while True:
             try:
@@ -124,7 +127,8 @@ class AsyncClient(BaseClient):
             await self._sleep(decision.delay)
             retries += 1
 
-    # -- applications (spec 1 §4) ----------------------------------------------------------
+    # -- applications (docs/reference/tenant-api.md §5)
+    # ----------------------------------------------------------
 
     async def create_application(
         self,
@@ -136,7 +140,9 @@ class AsyncClient(BaseClient):
         idempotency_key: str | None = None,
         idempotent: bool = True,
     ) -> Application:
-        """Provision an application (spec 1 §4.1). ``created`` tells 201 from a repeat."""
+        """Provision an application (docs/reference/tenant-api.md §5.1). ``created`` tells 201
+        from a repeat.
+        """
         return await self.send(
             calls.create_application(
                 email,
@@ -158,7 +164,9 @@ class AsyncClient(BaseClient):
         redirect_path: str | None = None,
         idempotency_key: str | None = None,
     ) -> LoginSession:
-        """Provision and mint a sign-in link (spec 1 §4.2). Never log ``login_url``."""
+        """Provision and mint a sign-in link (docs/reference/tenant-api.md §5.2). Never log
+        ``login_url``.
+        """
         return await self.send(
             calls.create_login_session(
                 email,
@@ -178,7 +186,7 @@ class AsyncClient(BaseClient):
         redirect_path: str | None = None,
         idempotency_key: str | None = None,
     ) -> LoginSession:
-        """Mint a fresh link for an existing application (spec 1 §4.6)."""
+        """Mint a fresh link for an existing application (docs/reference/tenant-api.md §5.6)."""
         return await self.send(
             calls.create_application_login_session(
                 client_id, email=email, redirect_path=redirect_path, idempotency_key=idempotency_key
@@ -193,7 +201,7 @@ class AsyncClient(BaseClient):
         idempotency_key: str | None = None,
         idempotent: bool = True,
     ) -> Member:
-        """Add portal access for one person (spec 1 §4.7)."""
+        """Add portal access for one person (docs/reference/tenant-api.md §5.7)."""
         return await self.send(
             calls.add_member(
                 client_id, email, idempotency_key=idempotency_key, idempotent=idempotent
@@ -209,7 +217,9 @@ class AsyncClient(BaseClient):
         idempotency_key: str | None = None,
         idempotent: bool = True,
     ) -> None:
-        """Remove a member, handing ownership to ``new_owner_uid`` when needed (spec 1 §4.8)."""
+        """Remove a member, handing ownership to ``new_owner_uid`` when needed
+        (docs/reference/tenant-api.md §5.8).
+        """
         await self.send(
             calls.remove_member(
                 client_id,
@@ -223,7 +233,7 @@ class AsyncClient(BaseClient):
     async def lock(
         self, client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
     ) -> AccessState:
-        """Lock applicant portal access (spec 1 §4.9)."""
+        """Lock applicant portal access (docs/reference/tenant-api.md §5.9)."""
         return await self.send(
             calls.lock(client_id, idempotency_key=idempotency_key, idempotent=idempotent)
         )
@@ -231,33 +241,33 @@ class AsyncClient(BaseClient):
     async def unlock(
         self, client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
     ) -> AccessState:
-        """Restore applicant portal access (spec 1 §4.10)."""
+        """Restore applicant portal access (docs/reference/tenant-api.md §5.10)."""
         return await self.send(
             calls.unlock(client_id, idempotency_key=idempotency_key, idempotent=idempotent)
         )
 
     async def get_application(self, client_id: str) -> Application:
-        """Read one application (spec 1 §4.3)."""
+        """Read one application (docs/reference/tenant-api.md §5.3)."""
         return await self.send(calls.get_application(client_id))
 
     async def list_info_requests(self, client_id: str) -> list[InfoRequest]:
-        """Information requests, highest seq first (spec 1 §4.4)."""
+        """Information requests, highest seq first (docs/reference/tenant-api.md §5.4)."""
         return await self.send(calls.list_info_requests(client_id))
 
     async def list_intakes(self) -> list[Intake]:
-        """Usable intake labels in configured order (spec 1 §4.5)."""
+        """Usable intake labels in configured order (docs/reference/tenant-api.md §5.5)."""
         return await self.send(calls.list_intakes())
 
     async def list_decisions(self, client_id: str) -> list[Decision]:
-        """Decision history, newest first (spec 1 §4.12)."""
+        """Decision history, newest first (docs/reference/tenant-api.md §5.12)."""
         return await self.send(calls.list_decisions(client_id))
 
     async def get_checklist(self, client_id: str) -> list[ChecklistItem]:
-        """The evidence checklist (spec 1 §4.13)."""
+        """The evidence checklist (docs/reference/tenant-api.md §5.13)."""
         return await self.send(calls.get_checklist(client_id))
 
     async def list_documents(self, client_id: str) -> list[Document]:
-        """Document metadata (spec 1 §4.14)."""
+        """Document metadata (docs/reference/tenant-api.md §5.14)."""
         return await self.send(calls.list_documents(client_id))
 
     async def list_applications(
@@ -269,7 +279,8 @@ class AsyncClient(BaseClient):
         external_ref: str | None = None,
         updated_since: datetime | str | None = None,
     ) -> ApplicationPage:
-        """One page of the application list (spec 1 §4.11). Send the same filters
+        """One page of the application list (docs/reference/tenant-api.md §5.11). Send the same
+        filters
         with each ``cursor``; :meth:`iter_applications` does that for you."""
         return await self.send(
             calls.list_applications(
@@ -290,7 +301,7 @@ class AsyncClient(BaseClient):
         page_size: int = 100,
     ) -> AsyncIterator[Application]:
         """Every matching application, paging with the cursor under fixed filters
-        and yielding each clientId once (spec 1 §4.11)."""
+        and yielding each clientId once (docs/reference/tenant-api.md §5.11)."""
         seen: set[str] = set()
         cursor: str | None = None
         while True:
@@ -318,7 +329,8 @@ class AsyncClient(BaseClient):
         page_size: int = 100,
         max_passes: int = 10,
     ) -> SweepResult:
-        """Reconciliation sweep (spec 1 §4.11, spec 2 §6.4 rule 4).
+        """Reconciliation sweep (docs/reference/tenant-api.md §5.11, docs/reference/webhooks.md §7.2
+        rule 4).
 
         Lists everything updated since ``since - overlap`` (everything when
         ``since`` is None), runs catch-up passes for applications updated
@@ -340,7 +352,9 @@ class AsyncClient(BaseClient):
 
 
 class AsyncWebhooks:
-    """Webhook endpoint management (spec 2 §4, CONTRACT §2.1): ``async_client.webhooks``."""
+    """Webhook endpoint management (docs/reference/webhooks.md §4, docs/reference/webhooks.md
+    §4): ``async_client.webhooks``.
+    """
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
@@ -402,13 +416,13 @@ class AsyncWebhooks:
     async def rotate_secret(
         self, endpoint_id: str, *, idempotency_key: str | None = None
     ) -> RotatedSecret:
-        """Rotate the signing secret; never repeated blindly (spec 2 §4.3)."""
+        """Rotate the signing secret; never repeated blindly (docs/reference/webhooks.md §4.9)."""
         return await self._client.send(
             hooks.rotate_webhook_secret(endpoint_id, idempotency_key=idempotency_key)
         )
 
     async def test(self, endpoint_id: str) -> WebhookTestResult:
-        """Send a ``webhook.test`` event; check ``success`` (spec 2 §4.4)."""
+        """Send a ``webhook.test`` event; check ``success`` (docs/reference/webhooks.md §4.10)."""
         return await self._client.send(hooks.test_webhook(endpoint_id))
 
     async def list_deliveries(
@@ -421,4 +435,44 @@ class AsyncWebhooks:
     ) -> DeliveryPage:
         return await self._client.send(
             hooks.list_webhook_deliveries(endpoint_id, limit=limit, cursor=cursor, status=status)
+        )
+
+
+class AsyncSandbox:
+    """Sandbox-tenant helpers: ``client.sandbox`` (README: "Sandbox").
+
+    The routes exist only for a sandbox tenant; any other tenant gets NotFound.
+    """
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def simulate(
+        self,
+        client_id: str,
+        action: str,
+        *,
+        comment: str | None = None,
+        rejection_reason: str | None = None,
+        idempotency_key: str | None = None,
+        idempotent: bool = True,
+    ) -> Application:
+        """Move a sandbox application as the applicant or staff would, and return it.
+
+        ``action``: ``submit``, ``request_info``, ``respond``, ``approve`` (a
+        proposal and a countersignature), ``reject`` (with ``rejection_reason``),
+        ``hold`` or ``release``. It runs the same rules and sends the same
+        events and webhooks as the real steps; a move the state does not allow
+        raises FailedPrecondition. Carries an Idempotency-Key generated once per
+        call (or ``idempotency_key``), reused by every retry.
+        """
+        return await self._client.send(
+            sandbox_calls.simulate(
+                client_id,
+                action,
+                comment=comment,
+                rejection_reason=rejection_reason,
+                idempotency_key=idempotency_key,
+                idempotent=idempotent,
+            )
         )

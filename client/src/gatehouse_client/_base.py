@@ -17,10 +17,11 @@ from gatehouse_client._errors import (
     error_from_response,
 )
 from gatehouse_client._retry import Backoff, Decision, decide
+from gatehouse_client._version import __version__
 
 T = TypeVar("T")
 
-USER_AGENT = "gatehouse-client/0.1"
+USER_AGENT = f"gatehouse-client/{__version__}"
 
 # Failures where the connection never opened: the request was not sent.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)

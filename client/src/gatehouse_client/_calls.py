@@ -34,7 +34,7 @@ class Settled(Generic[T]):
 class Reconcile(Generic[R, T]):
     """After an ambiguous failure without an Idempotency-Key: run `read`; when
     `settle` finds the write took effect, its value is the call's result,
-    otherwise the write is repeated (spec 1 §4.15 rule 1)."""
+    otherwise the write is repeated (docs/reference/tenant-api.md §5.15 rule 1)."""
 
     read: Call[R]
     settle: Callable[[R], Settled[T] | None]
@@ -55,7 +55,7 @@ class Call(Generic[T]):
 def idempotency_key_for(key: str | None, idempotent: bool) -> str | None:
     """The key for one logical call: the caller's, or one generated once now.
 
-    It is reused by every retry of the call (CONTRACT §1.4); None when the
+    It is reused by every retry of the call (docs/reference/tenant-api.md §4.6); None when the
     caller turned idempotency off.
     """
     if not idempotent:
@@ -99,7 +99,9 @@ def object_body(body: Any) -> dict[str, Any]:
 
 
 def normalize_external_ref(external_ref: str | None) -> str | None:
-    """externalRef as the server stores it: trimmed, cut to 200 (spec 1 §4.1)."""
+    """externalRef as the server stores it: trimmed, cut to 200 (docs/reference/tenant-
+    api.md §5.1).
+    """
     if external_ref is None:
         return None
     return external_ref.strip()[:EXTERNAL_REF_MAX]

@@ -1,4 +1,6 @@
-"""The synchronous client: one method per tenant route (spec 1 §4, spec 2 §4)."""
+"""The synchronous client: one method per tenant route (docs/reference/tenant-api.md §5,
+docs/reference/webhooks.md §4).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import TypeVar
 import httpx
 
 from gatehouse_client import _application_calls as calls
+from gatehouse_client import _sandbox_calls as sandbox_calls
 from gatehouse_client import _webhook_calls as hooks
 from gatehouse_client._base import BaseClient
 from gatehouse_client._calls import Call
@@ -38,14 +41,14 @@ from gatehouse_client._webhook_models import (
 
 T = TypeVar("T")
 
-__all__ = ["Client"]
+__all__ = ["Client", "Sandbox"]
 
 
 class Client(BaseClient):
     """Synchronous Gatehouse tenant API client.
 
     ``Client(base_url, api_key)``; use as a context manager or call
-    :meth:`close`. Retries follow spec 1 §4.15 (see ``_retry``). Every write
+    :meth:`close`. Retries follow docs/reference/tenant-api.md §5.15 (see ``_retry``). Every write
     carries an Idempotency-Key generated once per call (or the caller's
     ``idempotency_key``), reused by every retry of that call.
     """
@@ -83,6 +86,7 @@ class Client(BaseClient):
             follow_redirects=False,
         )
         self.webhooks = Webhooks(self)
+        self.sandbox = Sandbox(self)
 
     def close(self) -> None:
         self._http.close()
@@ -94,7 +98,7 @@ class Client(BaseClient):
         self.close()
 
     def send(self, call: Call[T]) -> T:
-        """Execute one call with the retry rules of spec 1 §4.15."""
+        """Execute one call with the retry rules of docs/reference/tenant-api.md §5.15"""
         retries = 0
         while True:
             try:
@@ -124,7 +128,8 @@ class Client(BaseClient):
             self._sleep(decision.delay)
             retries += 1
 
-    # -- applications (spec 1 §4) ----------------------------------------------------------
+    # -- applications (docs/reference/tenant-api.md §5)
+    # ----------------------------------------------------------
 
     def create_application(
         self,
@@ -136,7 +141,9 @@ class Client(BaseClient):
         idempotency_key: str | None = None,
         idempotent: bool = True,
     ) -> Application:
-        """Provision an application (spec 1 §4.1). ``created`` tells 201 from a repeat."""
+        """Provision an application (docs/reference/tenant-api.md §5.1). ``created`` tells 201
+        from a repeat.
+        """
         return self.send(
             calls.create_application(
                 email,
@@ -158,7 +165,9 @@ class Client(BaseClient):
         redirect_path: str | None = None,
         idempotency_key: str | None = None,
     ) -> LoginSession:
-        """Provision and mint a sign-in link (spec 1 §4.2). Never log ``login_url``."""
+        """Provision and mint a sign-in link (docs/reference/tenant-api.md §5.2). Never log
+        ``login_url``.
+        """
         return self.send(
             calls.create_login_session(
                 email,
@@ -178,7 +187,7 @@ class Client(BaseClient):
         redirect_path: str | None = None,
         idempotency_key: str | None = None,
     ) -> LoginSession:
-        """Mint a fresh link for an existing application (spec 1 §4.6)."""
+        """Mint a fresh link for an existing application (docs/reference/tenant-api.md §5.6)."""
         return self.send(
             calls.create_application_login_session(
                 client_id, email=email, redirect_path=redirect_path, idempotency_key=idempotency_key
@@ -193,7 +202,7 @@ class Client(BaseClient):
         idempotency_key: str | None = None,
         idempotent: bool = True,
     ) -> Member:
-        """Add portal access for one person (spec 1 §4.7)."""
+        """Add portal access for one person (docs/reference/tenant-api.md §5.7)."""
         return self.send(
             calls.add_member(
                 client_id, email, idempotency_key=idempotency_key, idempotent=idempotent
@@ -209,7 +218,9 @@ class Client(BaseClient):
         idempotency_key: str | None = None,
         idempotent: bool = True,
     ) -> None:
-        """Remove a member, handing ownership to ``new_owner_uid`` when needed (spec 1 §4.8)."""
+        """Remove a member, handing ownership to ``new_owner_uid`` when needed
+        (docs/reference/tenant-api.md §5.8).
+        """
         self.send(
             calls.remove_member(
                 client_id,
@@ -223,7 +234,7 @@ class Client(BaseClient):
     def lock(
         self, client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
     ) -> AccessState:
-        """Lock applicant portal access (spec 1 §4.9)."""
+        """Lock applicant portal access (docs/reference/tenant-api.md §5.9)."""
         return self.send(
             calls.lock(client_id, idempotency_key=idempotency_key, idempotent=idempotent)
         )
@@ -231,33 +242,33 @@ class Client(BaseClient):
     def unlock(
         self, client_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
     ) -> AccessState:
-        """Restore applicant portal access (spec 1 §4.10)."""
+        """Restore applicant portal access (docs/reference/tenant-api.md §5.10)."""
         return self.send(
             calls.unlock(client_id, idempotency_key=idempotency_key, idempotent=idempotent)
         )
 
     def get_application(self, client_id: str) -> Application:
-        """Read one application (spec 1 §4.3)."""
+        """Read one application (docs/reference/tenant-api.md §5.3)."""
         return self.send(calls.get_application(client_id))
 
     def list_info_requests(self, client_id: str) -> list[InfoRequest]:
-        """Information requests, highest seq first (spec 1 §4.4)."""
+        """Information requests, highest seq first (docs/reference/tenant-api.md §5.4)."""
         return self.send(calls.list_info_requests(client_id))
 
     def list_intakes(self) -> list[Intake]:
-        """Usable intake labels in configured order (spec 1 §4.5)."""
+        """Usable intake labels in configured order (docs/reference/tenant-api.md §5.5)."""
         return self.send(calls.list_intakes())
 
     def list_decisions(self, client_id: str) -> list[Decision]:
-        """Decision history, newest first (spec 1 §4.12)."""
+        """Decision history, newest first (docs/reference/tenant-api.md §5.12)."""
         return self.send(calls.list_decisions(client_id))
 
     def get_checklist(self, client_id: str) -> list[ChecklistItem]:
-        """The evidence checklist (spec 1 §4.13)."""
+        """The evidence checklist (docs/reference/tenant-api.md §5.13)."""
         return self.send(calls.get_checklist(client_id))
 
     def list_documents(self, client_id: str) -> list[Document]:
-        """Document metadata (spec 1 §4.14)."""
+        """Document metadata (docs/reference/tenant-api.md §5.14)."""
         return self.send(calls.list_documents(client_id))
 
     def list_applications(
@@ -269,7 +280,8 @@ class Client(BaseClient):
         external_ref: str | None = None,
         updated_since: datetime | str | None = None,
     ) -> ApplicationPage:
-        """One page of the application list (spec 1 §4.11). Send the same filters
+        """One page of the application list (docs/reference/tenant-api.md §5.11). Send the same
+        filters
         with each ``cursor``; :meth:`iter_applications` does that for you."""
         return self.send(
             calls.list_applications(
@@ -290,7 +302,7 @@ class Client(BaseClient):
         page_size: int = 100,
     ) -> Iterator[Application]:
         """Every matching application, paging with the cursor under fixed filters
-        and yielding each clientId once (spec 1 §4.11)."""
+        and yielding each clientId once (docs/reference/tenant-api.md §5.11)."""
         seen: set[str] = set()
         cursor: str | None = None
         while True:
@@ -318,7 +330,8 @@ class Client(BaseClient):
         page_size: int = 100,
         max_passes: int = 10,
     ) -> SweepResult:
-        """Reconciliation sweep (spec 1 §4.11, spec 2 §6.4 rule 4).
+        """Reconciliation sweep (docs/reference/tenant-api.md §5.11, docs/reference/webhooks.md §7.2
+        rule 4).
 
         Lists everything updated since ``since - overlap`` (everything when
         ``since`` is None), runs catch-up passes for applications updated
@@ -340,7 +353,9 @@ class Client(BaseClient):
 
 
 class Webhooks:
-    """Webhook endpoint management (spec 2 §4, CONTRACT §2.1): ``client.webhooks``."""
+    """Webhook endpoint management (docs/reference/webhooks.md §4, docs/reference/webhooks.md
+    §4): ``client.webhooks``.
+    """
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -402,13 +417,13 @@ class Webhooks:
     def rotate_secret(
         self, endpoint_id: str, *, idempotency_key: str | None = None
     ) -> RotatedSecret:
-        """Rotate the signing secret; never repeated blindly (spec 2 §4.3)."""
+        """Rotate the signing secret; never repeated blindly (docs/reference/webhooks.md §4.9)."""
         return self._client.send(
             hooks.rotate_webhook_secret(endpoint_id, idempotency_key=idempotency_key)
         )
 
     def test(self, endpoint_id: str) -> WebhookTestResult:
-        """Send a ``webhook.test`` event; check ``success`` (spec 2 §4.4)."""
+        """Send a ``webhook.test`` event; check ``success`` (docs/reference/webhooks.md §4.10)."""
         return self._client.send(hooks.test_webhook(endpoint_id))
 
     def list_deliveries(
@@ -421,4 +436,44 @@ class Webhooks:
     ) -> DeliveryPage:
         return self._client.send(
             hooks.list_webhook_deliveries(endpoint_id, limit=limit, cursor=cursor, status=status)
+        )
+
+
+class Sandbox:
+    """Sandbox-tenant helpers: ``client.sandbox`` (README: "Sandbox").
+
+    The routes exist only for a sandbox tenant; any other tenant gets NotFound.
+    """
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def simulate(
+        self,
+        client_id: str,
+        action: str,
+        *,
+        comment: str | None = None,
+        rejection_reason: str | None = None,
+        idempotency_key: str | None = None,
+        idempotent: bool = True,
+    ) -> Application:
+        """Move a sandbox application as the applicant or staff would, and return it.
+
+        ``action``: ``submit``, ``request_info``, ``respond``, ``approve`` (a
+        proposal and a countersignature), ``reject`` (with ``rejection_reason``),
+        ``hold`` or ``release``. It runs the same rules and sends the same
+        events and webhooks as the real steps; a move the state does not allow
+        raises FailedPrecondition. Carries an Idempotency-Key generated once per
+        call (or ``idempotency_key``), reused by every retry.
+        """
+        return self._client.send(
+            sandbox_calls.simulate(
+                client_id,
+                action,
+                comment=comment,
+                rejection_reason=rejection_reason,
+                idempotency_key=idempotency_key,
+                idempotent=idempotent,
+            )
         )

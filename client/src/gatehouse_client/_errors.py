@@ -1,4 +1,4 @@
-"""Typed errors for every answer the tenant API can give (spec 1 §7).
+"""Typed errors for every answer the tenant API can give (docs/reference/tenant-api.md §4.4).
 
 Callers branch on the class (or on `code` and `status`), never on `message`
 text. Unknown codes still raise a `GatehouseError` carrying what was sent.
@@ -32,7 +32,7 @@ class GatehouseError(Exception):
     """An error answer of the API, or a failure to get one.
 
     `status` is the HTTP status (None when no response arrived), `code` the
-    error code of spec 1 §7 (`invalid-argument`, ...), `request_id` the
+    error code of docs/reference/tenant-api.md §4.4 (`invalid-argument`, ...), `request_id` the
     `Service-Request-Id` to quote to support, `details` the optional list of
     `{field, issue}` objects.
     """
@@ -101,7 +101,7 @@ class Conflict(GatehouseError):
 class AlreadyExists(Conflict):
     """409 already-exists: the externalRef belongs to another applicant email.
 
-    Do not retry unchanged (spec 1 §4.1 rule 5)."""
+    Do not retry unchanged (docs/reference/tenant-api.md §5.1 rule 5)."""
 
 
 class InProgress(Conflict):
@@ -132,11 +132,12 @@ class AmbiguousResult(GatehouseError):
     """A write whose outcome is unknown: it may or may not have taken effect.
 
     Raised instead of repeating a call that must not be repeated blindly
-    (login sessions, secret rotation: spec 1 §4.15 rule 2, spec 2 §4.3), or
+    (login sessions, secret rotation: docs/reference/tenant-api.md §5.15 rule 2,
+    docs/reference/webhooks.md §4.9), or
     once retries of a write are exhausted. `idempotency_key` is the key the
     attempts carried (None when sent without one): pass it again as
     `idempotency_key=` to repeat the same intent safely, because the server
-    then replays the first outcome instead of acting twice (CONTRACT §1.4).
+    then replays the first outcome instead of acting twice (docs/reference/tenant-api.md §4.6).
     `cause` is the last error seen.
     """
 
@@ -201,7 +202,7 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 def error_from_response(status: int, headers: Mapping[str, str], body: Any) -> GatehouseError:
-    """The typed error for an HTTP error answer (spec 1 §7)."""
+    """The typed error for an HTTP error answer (docs/reference/tenant-api.md §4.4)."""
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         error = {}

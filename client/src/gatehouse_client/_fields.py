@@ -1,6 +1,6 @@
 """Shared pieces of the response models: tolerant field readers, timestamps,
 the application status type, and the base that keeps the raw object
-(spec 1 §2.1 rules 5-6, §9)."""
+(docs/reference/tenant-api.md §2.1 rules 5-6, §9)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["ApplicationStatus", "format_timestamp", "parse_timestamp"]
 
 
 class ApplicationStatus(str):
-    """An application status (spec 1 §2.2), kept as sent even when unfamiliar.
+    """An application status (docs/reference/tenant-api.md §2.3), kept as sent even when unfamiliar.
 
     It compares equal to its string. `is_known` says whether this version of
     the client knows the value; `is_approved` is true for `active` only, so an
@@ -59,7 +59,9 @@ def parse_timestamp(value: Any) -> datetime | None:
 
 
 def format_timestamp(value: datetime) -> str:
-    """`2026-11-22T10:00:00.000Z`: the API's timestamp format (spec 1 §2.1 rule 5)."""
+    """`2026-11-22T10:00:00.000Z`: the API's timestamp format (docs/reference/tenant-api.md
+    §2.1 rule 5).
+    """
     if value.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")
     value = value.astimezone(UTC)

@@ -1,7 +1,8 @@
-"""Typed views of the tenant API's application answers (spec 1 §2, CONTRACT §1.3).
+"""Typed views of the tenant API's application answers (docs/reference/tenant-api.md §2,
+docs/reference/tenant-api.md §5).
 
 Every model keeps the whole JSON object it was read from in `raw`, so fields
-added by later versions are never lost (spec 1 §2.1 rule 6, §9); `extra`
+added by later versions are never lost (docs/reference/tenant-api.md §2.1 rule 6, §9); `extra`
 lists the ones this version does not name. Status values are kept as sent,
 known or not, and only the exact value `active` means approved.
 """
@@ -47,7 +48,9 @@ __all__ = [
 
 
 def is_approved(value: Application | ApplicationStatus | str | None) -> bool:
-    """True only for an application (or status) that is exactly `active` (spec 1 §2.2)."""
+    """True only for an application (or status) that is exactly `active` (docs/reference/tenant-
+    api.md §2.3).
+    """
     if isinstance(value, Application):
         value = value.status
     return value is not None and str(value) == ApplicationStatus.ACTIVE
@@ -55,7 +58,9 @@ def is_approved(value: Application | ApplicationStatus | str | None) -> bool:
 
 @dataclass(frozen=True)
 class Member(Model):
-    """A member of an application (spec 1 §2.3 `members[]`, also the add response)."""
+    """A member of an application (docs/reference/tenant-api.md §2.4 `members[]`, also the
+    add response).
+    """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"uid", "email", "role", "joinedAt"})
 
@@ -80,7 +85,7 @@ class Member(Model):
 
 @dataclass(frozen=True)
 class Decision(Model):
-    """A decision (spec 1 §2.3 `decision`; the history of §4.12)."""
+    """A decision (docs/reference/tenant-api.md §2.4 `decision`; the history of §4.12)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"action", "fromStatus", "toStatus", "byRole", "comment", "at"}
@@ -108,7 +113,9 @@ class Decision(Model):
 
 @dataclass(frozen=True)
 class OpenInfoRequest(Model):
-    """The current information-request summary (spec 1 §2.3 `openInfoRequest`)."""
+    """The current information-request summary (docs/reference/tenant-api.md §2.4
+    `openInfoRequest`).
+    """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"requestId", "seq", "round", "openItems", "answeredItems", "at"}
@@ -136,11 +143,12 @@ class OpenInfoRequest(Model):
 
 @dataclass(frozen=True)
 class Application(Model):
-    """An application (spec 1 §2.3 plus the fields of CONTRACT §1.3).
+    """An application (docs/reference/tenant-api.md §2.4 plus the fields of docs/reference/tenant-
+    api.md §5).
 
     List elements may leave `members`, `decision` and `open_info_request` out;
     then `members` is empty and `members_included` is False. `submitted_at`
-    None does not prove the applicant never submitted (spec 1 §2.3).
+    None does not prove the applicant never submitted (docs/reference/tenant-api.md §2.4).
     """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
@@ -209,7 +217,7 @@ class Application(Model):
 
 @dataclass(frozen=True)
 class ApplicationPage(Model):
-    """One page of `GET /v1/applications` (spec 1 §4.11)."""
+    """One page of `GET /v1/applications` (docs/reference/tenant-api.md §5.11)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"data", "nextCursor", "hasMore"})
 
@@ -229,7 +237,7 @@ class ApplicationPage(Model):
 
 @dataclass(frozen=True)
 class LoginSession(Model):
-    """A sign-in link (spec 1 §4.2, §4.6; CONTRACT §1.3).
+    """A sign-in link (docs/reference/tenant-api.md §5.2, §5.6; docs/reference/tenant-api.md §5).
 
     `login_url` is a single-use credential: it is left out of `repr` so it does
     not end up in logs by accident; never log it.
@@ -257,7 +265,9 @@ class LoginSession(Model):
 
 @dataclass(frozen=True)
 class AccessState(Model):
-    """The answer of lock and unlock (CONTRACT §1.3): `access` is `locked` or `unlocked`."""
+    """The answer of lock and unlock (docs/reference/tenant-api.md §5): `access` is `locked` or
+    `unlocked`.
+    """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"clientId", "access"})
 
@@ -279,7 +289,7 @@ class AccessState(Model):
 
 @dataclass(frozen=True)
 class InfoRequestItem(Model):
-    """An item of an information request (spec 1 §2.4)."""
+    """An item of an information request (docs/reference/tenant-api.md §2.8)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"itemId", "type", "prompt", "status"})
 
@@ -301,7 +311,7 @@ class InfoRequestItem(Model):
 
 @dataclass(frozen=True)
 class InfoRequest(Model):
-    """An information request (spec 1 §2.4)."""
+    """An information request (docs/reference/tenant-api.md §2.8)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {
@@ -357,7 +367,9 @@ class InfoRequest(Model):
 
 @dataclass(frozen=True)
 class Intake(Model):
-    """An intake label (spec 1 §2.5). A null `label_id` is a configuration problem."""
+    """An intake label (docs/reference/tenant-api.md §2.9). A null `label_id` is a
+    configuration problem.
+    """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"labelId", "name", "order"})
 
@@ -377,7 +389,7 @@ class Intake(Model):
 
 @dataclass(frozen=True)
 class ChecklistItem(Model):
-    """An item of the evidence checklist (CONTRACT §1.3)."""
+    """An item of the evidence checklist (docs/reference/tenant-api.md §5)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"key", "label", "kind", "required", "satisfied", "satisfiedAt"}
@@ -405,7 +417,7 @@ class ChecklistItem(Model):
 
 @dataclass(frozen=True)
 class Document(Model):
-    """Document metadata (CONTRACT §1.3); no names, contents or URLs exist."""
+    """Document metadata (docs/reference/tenant-api.md §5); no names, contents or URLs exist."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"documentId", "type", "status", "contentType", "sizeBytes", "uploadedAt"}

@@ -1,5 +1,6 @@
-"""Bookkeeping of a reconciliation sweep over the application list (spec 1 §4.11,
-spec 2 §6.4 rule 4).
+"""Bookkeeping of a reconciliation sweep over the application list (docs/reference/tenant-api.md
+§5.11,
+docs/reference/webhooks.md §7.2 rule 4).
 
 The list is sorted by updatedAt descending, so an application updated while
 a sweep pages through it jumps ahead of the cursor and is not on a later

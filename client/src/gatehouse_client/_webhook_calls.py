@@ -1,4 +1,4 @@
-"""Calls of the webhook management routes (spec 2 §4; CONTRACT §2.1)."""
+"""Calls of the webhook management routes (docs/reference/webhooks.md §4, §4)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def create_webhook(
     idempotency_key: str | None = None,
     idempotent: bool = True,
 ) -> Call[WebhookEndpoint]:
-    """POST /v1/webhooks (spec 2 §4.1): the answer holds the secret, once.
+    """POST /v1/webhooks (docs/reference/webhooks.md §4.2): the answer holds the secret, once.
 
     Repeated only with its Idempotency-Key (the server replays the same
     endpoint and secret); without one an ambiguous failure raises
@@ -57,7 +57,7 @@ def create_webhook(
 
 
 def list_webhooks() -> Call[list[WebhookEndpoint]]:
-    """GET /v1/webhooks (CONTRACT §2.1)."""
+    """GET /v1/webhooks (docs/reference/webhooks.md §4)."""
     return Call(
         "GET",
         "/v1/webhooks",
@@ -67,7 +67,7 @@ def list_webhooks() -> Call[list[WebhookEndpoint]]:
 
 
 def get_webhook(endpoint_id: str) -> Call[WebhookEndpoint]:
-    """GET /v1/webhooks/{id} (CONTRACT §2.1)."""
+    """GET /v1/webhooks/{id} (docs/reference/webhooks.md §4)."""
     return Call("GET", _hook_path(endpoint_id), _endpoint, Safety.READ)
 
 
@@ -80,7 +80,7 @@ def update_webhook(
     idempotency_key: str | None = None,
     idempotent: bool = True,
 ) -> Call[WebhookEndpoint]:
-    """PATCH /v1/webhooks/{id} (CONTRACT §2.1): only the given fields change."""
+    """PATCH /v1/webhooks/{id} (docs/reference/webhooks.md §4): only the given fields change."""
     if isinstance(events, str):
         raise TypeError("events is a list of event types")
     body = drop_none(
@@ -103,7 +103,7 @@ def update_webhook(
 def delete_webhook(
     endpoint_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
 ) -> Call[None]:
-    """DELETE /v1/webhooks/{id} (CONTRACT §2.1): 204."""
+    """DELETE /v1/webhooks/{id} (docs/reference/webhooks.md §4): 204."""
     return Call(
         "DELETE",
         _hook_path(endpoint_id),
@@ -116,7 +116,7 @@ def delete_webhook(
 def set_webhook_enabled(
     endpoint_id: str, enabled: bool, *, idempotency_key: str | None = None, idempotent: bool = True
 ) -> Call[WebhookEndpoint]:
-    """POST /v1/webhooks/{id}/enable or /disable (CONTRACT §2.1): repeatable."""
+    """POST /v1/webhooks/{id}/enable or /disable (docs/reference/webhooks.md §4): repeatable."""
     return Call(
         "POST",
         _hook_path(endpoint_id, "enable" if enabled else "disable"),
@@ -130,7 +130,9 @@ def set_webhook_enabled(
 def rotate_webhook_secret(
     endpoint_id: str, *, idempotency_key: str | None = None
 ) -> Call[RotatedSecret]:
-    """POST /v1/webhooks/{id}/rotate-secret (spec 2 §4.3): never repeated blindly."""
+    """POST /v1/webhooks/{id}/rotate-secret (docs/reference/webhooks.md §4.9): never
+    repeated blindly.
+    """
     return Call(
         "POST",
         _hook_path(endpoint_id, "rotate-secret"),
@@ -144,7 +146,7 @@ def rotate_webhook_secret(
 def test_webhook(
     endpoint_id: str, *, idempotency_key: str | None = None, idempotent: bool = True
 ) -> Call[WebhookTestResult]:
-    """POST /v1/webhooks/{id}/test (spec 2 §4.4)."""
+    """POST /v1/webhooks/{id}/test (docs/reference/webhooks.md §4.10)."""
     return Call(
         "POST",
         _hook_path(endpoint_id, "test"),
@@ -162,7 +164,7 @@ def list_webhook_deliveries(
     cursor: str | None = None,
     status: str | None = None,
 ) -> Call[DeliveryPage]:
-    """GET /v1/webhooks/{id}/deliveries (CONTRACT §2.1), newest first."""
+    """GET /v1/webhooks/{id}/deliveries (docs/reference/webhooks.md §4), newest first."""
     params = drop_none(
         {"limit": str(limit) if limit is not None else None, "cursor": cursor, "status": status}
     )

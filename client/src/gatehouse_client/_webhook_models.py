@@ -1,4 +1,6 @@
-"""Typed views of the webhook management answers (spec 2 §2.1, §4; CONTRACT §2.1)."""
+"""Typed views of the webhook management answers (docs/reference/webhooks.md §2.1, §4;
+docs/reference/webhooks.md §4).
+"""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ __all__ = ["Delivery", "DeliveryPage", "RotatedSecret", "WebhookEndpoint", "Webh
 
 @dataclass(frozen=True)
 class WebhookEndpoint(Model):
-    """A webhook endpoint (spec 2 §2.1, CONTRACT §2.1).
+    """A webhook endpoint (docs/reference/webhooks.md §2.1, docs/reference/webhooks.md §4).
 
     `secret` is only set on the create answer; it is left out of `repr`.
     """
@@ -76,7 +78,8 @@ class WebhookEndpoint(Model):
 
 @dataclass(frozen=True)
 class RotatedSecret(Model):
-    """The rotate-secret answer (spec 2 §4.3). Keep the old secret on the receiver
+    """The rotate-secret answer (docs/reference/webhooks.md §4.9). Keep the old secret on the
+    receiver
     until `previous_secret_expires_at`."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"secret", "previousSecretExpiresAt"})
@@ -95,7 +98,9 @@ class RotatedSecret(Model):
 
 @dataclass(frozen=True)
 class WebhookTestResult(Model):
-    """The test-send answer (spec 2 §4.4): check `success` even when the call succeeded."""
+    """The test-send answer (docs/reference/webhooks.md §4.10): check `success` even when the
+    call succeeded.
+    """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"success", "httpStatus", "latencyMs", "responseSnippet", "sentHeaders", "error"}
@@ -124,7 +129,7 @@ class WebhookTestResult(Model):
 
 @dataclass(frozen=True)
 class Delivery(Model):
-    """A delivery record (CONTRACT §2.1); `status` is kept even when unfamiliar."""
+    """A delivery record (docs/reference/webhooks.md §4); `status` is kept even when unfamiliar."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {
@@ -171,7 +176,7 @@ class Delivery(Model):
 
 @dataclass(frozen=True)
 class DeliveryPage(Model):
-    """One page of an endpoint's delivery history (CONTRACT §2.1)."""
+    """One page of an endpoint's delivery history (docs/reference/webhooks.md §4)."""
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset({"data", "nextCursor", "hasMore"})
 

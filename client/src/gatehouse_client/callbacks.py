@@ -1,9 +1,9 @@
-"""Verification status callbacks (spec 3; CONTRACT §3).
+"""Verification status callbacks (docs/reference/verification.md; docs/reference/verification.md).
 
 `verify_callback(body, passphrase)` checks the body's `passphrase` against
 the registered callbackPassphrase in constant time, then returns a typed
 `VerificationCallback`. Unknown status codes and events are kept, never
-rejected (spec 3 §3: handle unrecognized codes defensively).
+rejected (docs/reference/verification.md §3: handle unrecognized codes defensively).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ __all__ = ["CallbackError", "CustomerStatus", "VerificationCallback", "verify_ca
 
 
 class CustomerStatus(int):
-    """A customer status code (spec 3 §3), kept as sent even when unknown."""
+    """A customer status code (docs/reference/verification.md §3), kept as sent even
+    when unknown.
+    """
 
     NAMES: ClassVar[dict[int, str]] = {
         1: "inactive",
@@ -76,7 +78,9 @@ class CallbackError(Exception):
 
 @dataclass(frozen=True)
 class VerificationCallback:
-    """A verified callback (spec 3 §2). `raw` leaves the passphrase out."""
+    """A verified callback (docs/reference/verification.md §5.1). `raw` leaves the
+    passphrase out.
+    """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {
@@ -130,7 +134,8 @@ def _parse_body(body: bytes | bytearray | str | Mapping[str, Any]) -> dict[str, 
 def verify_callback(
     body: bytes | bytearray | str | Mapping[str, Any], passphrase: str
 ) -> VerificationCallback:
-    """Check the passphrase (constant time) and parse the callback (spec 3 §2, §5).
+    """Check the passphrase (constant time) and parse the callback (docs/reference/verification.md
+    §5.1, §5.3).
 
     Raises `CallbackError`; the registered passphrase is never echoed.
     """

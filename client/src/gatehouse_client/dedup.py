@@ -1,4 +1,5 @@
-"""Durable event deduplication for webhook receivers (spec 2 §5 rule 6, §6.4 rule 1).
+"""Durable event deduplication for webhook receivers (docs/reference/webhooks.md §7.1 rule 6, §6.4
+rule 1).
 
 Accept-once-then-2xx: `accept(event_id, payload)` atomically records the
 event (and, optionally, its raw body, so the store doubles as the inbox the
@@ -54,7 +55,7 @@ CREATE TABLE IF NOT EXISTS gatehouse_events (
 class SqliteDedupStore:
     """A `DedupStore` in a SQLite file (the default; standard library only).
 
-    `scope` separates independent workflows sharing one file (spec 2 §6.4
+    `scope` separates independent workflows sharing one file (docs/reference/webhooks.md §7.2
     rule 1: deduplicate per workflow or endpoint). Safe across threads and
     processes: every accept is one `INSERT OR IGNORE` in its own committed
     transaction, with synchronous=FULL so an accepted event survives a crash.

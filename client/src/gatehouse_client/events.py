@@ -1,18 +1,68 @@
-"""Webhook event envelopes (spec 2 §2.2, §6; CONTRACT §2.2).
+"""Webhook event envelopes and their typed payloads (README: "Typed events").
 
-Unfamiliar event types and fields are kept, never rejected (spec 2 §9), and
-nothing here treats an unfamiliar status as approval.
+`Event` is the envelope; `Event.payload` is the typed `data` of its event
+type (one frozen dataclass per type of the catalogue). Unfamiliar event types
+and fields are kept, never rejected, and nothing here treats an unfamiliar
+status as approval.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any, ClassVar
 
+from gatehouse_client._event_data import (
+    EVENT_DATA_TYPES,
+    ApplicationEventData,
+    ApplicationStatusChanged,
+    ApplicationSubmitted,
+    DecisionApproved,
+    DecisionEventData,
+    DecisionHold,
+    DecisionProposalRejected,
+    DecisionProposed,
+    DecisionRejected,
+    EventData,
+    InfoRequestClosed,
+    InfoRequestEventData,
+    InfoRequestRaised,
+    InfoRequestReminder,
+    InfoRequestResponded,
+    UnknownEventData,
+    WebhookTest,
+    parse_event_data,
+)
 from gatehouse_client._fields import ApplicationStatus, parse_timestamp
 
-__all__ = ["EVENT_TYPES", "Event"]
+__all__ = [
+    "ENVIRONMENTS",
+    "EVENT_DATA_TYPES",
+    "EVENT_TYPES",
+    "ApplicationEventData",
+    "ApplicationStatusChanged",
+    "ApplicationSubmitted",
+    "DecisionApproved",
+    "DecisionEventData",
+    "DecisionHold",
+    "DecisionProposalRejected",
+    "DecisionProposed",
+    "DecisionRejected",
+    "Event",
+    "EventData",
+    "InfoRequestClosed",
+    "InfoRequestEventData",
+    "InfoRequestRaised",
+    "InfoRequestReminder",
+    "InfoRequestResponded",
+    "UnknownEventData",
+    "WebhookTest",
+    "parse_event_data",
+]
+
+# The values of the envelope's `environment` (absent from older payloads).
+ENVIRONMENTS: frozenset[str] = frozenset({"live", "sandbox"})
 
 EVENT_TYPES: frozenset[str] = frozenset(
     {
@@ -26,6 +76,7 @@ EVENT_TYPES: frozenset[str] = frozenset(
         "application.info_request.raised",
         "application.info_request.responded",
         "application.info_request.closed",
+        "application.info_request.reminder",
         "webhook.test",
     }
 )
@@ -33,10 +84,24 @@ EVENT_TYPES: frozenset[str] = frozenset(
 
 @dataclass(frozen=True)
 class Event:
-    """A verified event. `raw` is the parsed body, whole; `data` its `data` object."""
+    """A verified event. `raw` is the parsed body, whole; `data` its `data` object,
+    and `payload` the same object typed for the event type.
+
+    `environment` is `live` or `sandbox` as sent (None for payloads from servers
+    that predate it): a production receiver should not act on sandbox events.
+    """
 
     KNOWN_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {"id", "type", "apiVersion", "occurredAt", "tenantId", "idempotencyKey", "data"}
+        {
+            "id",
+            "type",
+            "apiVersion",
+            "occurredAt",
+            "tenantId",
+            "idempotencyKey",
+            "environment",
+            "data",
+        }
     )
 
     id: str
@@ -47,13 +112,28 @@ class Event:
     idempotency_key: str | None
     data: dict[str, Any]
     raw: dict[str, Any] = field(repr=False, compare=False)
-    # From the delivery headers: Gatehouse-Attempt and Gatehouse-Timestamp.
+    # From the delivery headers: Gatehouse-Attempt and the verified timestamp.
     attempt: int | None = None
     timestamp: int | None = None
+    environment: str | None = None
+    # Which header set `verify` checked: "gatehouse" or "standard-webhooks".
+    signature_scheme: str | None = None
 
     @property
     def is_known_type(self) -> bool:
         return self.type in EVENT_TYPES
+
+    @property
+    def is_sandbox(self) -> bool:
+        """True only when the envelope says exactly `sandbox`."""
+        return self.environment == "sandbox"
+
+    @cached_property
+    def payload(self) -> EventData:
+        """The typed `data`: e.g. `DecisionApproved`, `InfoRequestRaised`, `WebhookTest`;
+        `UnknownEventData` (the object kept whole) for a type this version does not know.
+        """
+        return parse_event_data(self.type, self.data)
 
     @property
     def client_id(self) -> str | None:
@@ -70,7 +150,7 @@ class Event:
         """The resulting application status (approved only when exactly `active`).
 
         For current state, read the application: `sequence` is allocation
-        order, not status order (spec 2 §6.4 rule 2)."""
+        order, not status order (README: "Typed events")."""
         value = self.data.get("status")
         return ApplicationStatus(value) if isinstance(value, str) else None
 
@@ -90,8 +170,16 @@ class Event:
 
     @classmethod
     def from_json(
-        cls, body: dict[str, Any], *, attempt: int | None = None, timestamp: int | None = None
+        cls,
+        body: dict[str, Any],
+        *,
+        attempt: int | None = None,
+        timestamp: int | None = None,
+        signature_scheme: str | None = None,
     ) -> Event:
+        """The envelope from a parsed body. This checks nothing: use `verify` on
+        deliveries, or this on bodies you verified and stored yourself."""
+
         def text(key: str) -> str | None:
             value = body.get(key)
             return value if isinstance(value, str) else None
@@ -108,4 +196,6 @@ class Event:
             raw=body,
             attempt=attempt,
             timestamp=timestamp,
+            environment=text("environment"),
+            signature_scheme=signature_scheme,
         )

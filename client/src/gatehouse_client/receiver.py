@@ -1,4 +1,5 @@
-"""A framework-neutral webhook receiver: verify, deduplicate, answer (spec 2 §5).
+"""A framework-neutral webhook receiver: verify, deduplicate, answer (docs/reference/webhooks.md
+§7.1).
 
 `WebhookReceiver.receive(raw_body, headers)` returns a `Receipt` holding the
 HTTP status to answer with: 401 for anything that fails verification, 500

@@ -1,14 +1,14 @@
-"""Lock and unlock: POST …/lock and POST …/unlock (spec 1 §4.9, §4.10; CONTRACT §1.3)."""
+"""Lock and unlock: POST …/lock and POST …/unlock (docs/reference/tenant-api.md §5.9, §5.10)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.api.common import tenant_write
-from gatehouse.http.dependencies import RuntimeDep, WriteApplications
-from gatehouse.http.responses import respond
-from gatehouse.services.access import lock_application, unlock_application
+from gatehouse.applications.service.access import lock_application, unlock_application
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import RuntimeDep, WriteApplications
+from gatehouse.web.responses import respond
 
 router = APIRouter(tags=["access"])
 
@@ -19,8 +19,8 @@ async def post_lock(
 ) -> Response:
     """200 `{clientId, access: "locked"}`; also while the tenant is suspended."""
     async with runtime.db.write() as session:
-        write = tenant_write(request, runtime, principal)
-        view = await lock_application(session, write, client_id)
+        ctx = write_context(request, principal)
+        view = await lock_application(session, ctx, principal, client_id)
         return await respond(request, session, 200, view)
 
 
@@ -30,6 +30,6 @@ async def post_unlock(
 ) -> Response:
     """200 `{clientId, access: "unlocked"}`; 403 while the tenant is suspended."""
     async with runtime.db.write() as session:
-        write = tenant_write(request, runtime, principal)
-        view = await unlock_application(session, write, client_id)
+        ctx = write_context(request, principal)
+        view = await unlock_application(session, ctx, principal, client_id)
         return await respond(request, session, 200, view)

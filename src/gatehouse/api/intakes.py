@@ -1,13 +1,13 @@
-"""GET /v1/intakes (spec 1 §4.5)."""
+"""GET /v1/intakes (docs/reference/tenant-api.md §5.5)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from gatehouse.http.dependencies import ReadApplications, RuntimeDep
-from gatehouse.http.responses import json_response
-from gatehouse.services.intakes import list_intake_labels
+from gatehouse.intakes.service import list_intake_labels
+from gatehouse.web.dependencies import ReadApplications, RuntimeDep
+from gatehouse.web.responses import json_response
 
 router = APIRouter(tags=["intakes"])
 

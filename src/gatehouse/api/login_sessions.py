@@ -1,17 +1,20 @@
-"""Sign-in links: POST /v1/login-sessions and POST …/login-sessions (spec 1 §4.2, §4.6)."""
+"""Sign-in links: POST /v1/login-sessions and POST …/login-sessions.
+
+docs/reference/tenant-api.md §5.2, §5.6.
+"""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.api.common import tenant_write
 from gatehouse.api.schemas import LoginSessionBody, ReissueBody
-from gatehouse.http.body import body_schema, parse_body
-from gatehouse.http.dependencies import RuntimeDep, WriteApplications
-from gatehouse.http.responses import respond
-from gatehouse.services.members import reissue_login_session
-from gatehouse.services.provisioning import create_login_session
+from gatehouse.applications.service.provisioning import create_login_session
+from gatehouse.members.service import reissue_login_session
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import RuntimeDep, WriteApplications
+from gatehouse.web.responses import respond
 
 router = APIRouter(tags=["login sessions"])
 
@@ -20,14 +23,14 @@ router = APIRouter(tags=["login sessions"])
 async def post_login_session(
     request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
-    """Provision, then 201 `{loginUrl, clientId, expiresAt, status}` (CONTRACT §1.3)."""
+    """Provision, then 201 `{loginUrl, clientId, expiresAt, status}` (tenant-api.md §5.2)."""
     body = await parse_body(request, LoginSessionBody)
     applicant = body.applicant()
     queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))
     async with queue, runtime.db.write() as session:
-        write = tenant_write(request, runtime, principal)
+        ctx = write_context(request, principal)
         view = await create_login_session(
-            session, write, applicant, body.labelId, body.redirectPath
+            session, runtime, ctx, principal, applicant, body.labelId, body.redirectPath
         )
         return await respond(request, session, 201, view)
 
@@ -42,6 +45,8 @@ async def post_application_login_session(
     """A fresh link for a member or the owner: 201 `{loginUrl, clientId, expiresAt}`."""
     body = await parse_body(request, ReissueBody)
     async with runtime.db.write() as session:
-        write = tenant_write(request, runtime, principal)
-        view = await reissue_login_session(session, write, client_id, body.email, body.redirectPath)
+        ctx = write_context(request, principal)
+        view = await reissue_login_session(
+            session, runtime, ctx, principal, client_id, body.email, body.redirectPath
+        )
         return await respond(request, session, 201, view)

@@ -1,16 +1,16 @@
-"""Members: POST …/members and DELETE …/members/{uid} (spec 1 §4.7, §4.8)."""
+"""Members: POST …/members and DELETE …/members/{uid} (docs/reference/tenant-api.md §5.7, §5.8)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.api.common import tenant_write
 from gatehouse.api.schemas import MemberBody
-from gatehouse.http.body import body_schema, parse_body
-from gatehouse.http.dependencies import RuntimeDep, WriteApplications
-from gatehouse.http.responses import respond
-from gatehouse.services.members import add_member, remove_member
+from gatehouse.members.service import add_member, remove_member
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import RuntimeDep, WriteApplications
+from gatehouse.web.responses import respond
 
 router = APIRouter(tags=["members"])
 
@@ -23,8 +23,8 @@ async def post_member(
     body = await parse_body(request, MemberBody)
     email = body.normalized_email()
     async with runtime.db.write() as session:
-        write = tenant_write(request, runtime, principal)
-        status, view = await add_member(session, write, client_id, email)
+        ctx = write_context(request, principal)
+        status, view = await add_member(session, ctx, principal, client_id, email)
         return await respond(request, session, status, view)
 
 
@@ -32,9 +32,9 @@ async def post_member(
 async def delete_member(
     client_id: str, uid: str, request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
-    """204; removing the current owner needs `newOwnerUid` (spec 1 §4.8)."""
+    """204; removing the current owner needs `newOwnerUid` (tenant-api.md §5.8)."""
     new_owner_uid = request.query_params.get("newOwnerUid")
     async with runtime.db.write() as session:
-        write = tenant_write(request, runtime, principal)
-        await remove_member(session, write, client_id, uid, new_owner_uid)
+        ctx = write_context(request, principal)
+        await remove_member(session, ctx, principal, client_id, uid, new_owner_uid)
         return await respond(request, session, 204)

@@ -1,6 +1,6 @@
-"""The tenant API v1 (spec 1), assembled from one router per resource.
+"""The tenant API v1 (docs/reference/tenant-api.md), assembled from one router per resource.
 
-Webhook routes live in `gatehouse.webhooks.routes`.
+Webhook routes live in `gatehouse.api.webhooks`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from gatehouse.api.applications import router as applications_router
 from gatehouse.api.intakes import router as intakes_router
 from gatehouse.api.login_sessions import router as login_sessions_router
 from gatehouse.api.members import router as members_router
+from gatehouse.api.sandbox import router as sandbox_router
 
 router = APIRouter()
 for sub in (
@@ -20,5 +21,6 @@ for sub in (
     members_router,
     access_router,
     intakes_router,
+    sandbox_router,
 ):
     router.include_router(sub)

@@ -1,7 +1,8 @@
-"""Request bodies of the tenant API and their normalisation (spec 1 §4.1, §4.2, §4.6, §4.7).
+"""Request bodies of the tenant API and their normalisation (docs/reference/tenant-api.md §5.1,
+§5.2, §5.6, §5.7).
 
 Models are strict: a field of the wrong JSON type is 400 invalid-argument
-with details (CONTRACT §1.2); unknown fields are ignored.
+with details (docs/reference/tenant-api.md §4.1); unknown fields are ignored.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gatehouse.domain.identity import Applicant, InvalidEmail, normalize_applicant
 from gatehouse.domain.normalize import normalize_email
-from gatehouse.http.errors import invalid_argument
+from gatehouse.errors import invalid_argument
 
 _EMAIL_ISSUE = "must contain @ and be at most 320 characters"
 
@@ -20,7 +21,7 @@ class _Body(BaseModel):
 
 
 class ProvisionBody(_Body):
-    """POST /v1/applications (spec 1 §4.1)."""
+    """POST /v1/applications (docs/reference/tenant-api.md §5.1)."""
 
     email: str
     externalRef: str | None = None
@@ -35,20 +36,20 @@ class ProvisionBody(_Body):
 
 
 class LoginSessionBody(ProvisionBody):
-    """POST /v1/login-sessions (spec 1 §4.2)."""
+    """POST /v1/login-sessions (docs/reference/tenant-api.md §5.2)."""
 
     redirectPath: str | None = None
 
 
 class ReissueBody(_Body):
-    """POST /v1/applications/{clientId}/login-sessions (spec 1 §4.6)."""
+    """POST /v1/applications/{clientId}/login-sessions (docs/reference/tenant-api.md §5.6)."""
 
     email: str | None = None
     redirectPath: str | None = None
 
 
 class MemberBody(_Body):
-    """POST /v1/applications/{clientId}/members (spec 1 §4.7)."""
+    """POST /v1/applications/{clientId}/members (docs/reference/tenant-api.md §5.7)."""
 
     email: str
 

@@ -1,4 +1,5 @@
-"""Staff actions on a case from the application page (issue 6; CONTRACT §4).
+"""Staff actions on a case from the application page (docs/portal-and-dashboard.md;
+docs/reference/staff-api.md §6).
 
 Each form post checks the session's CSRF token, then calls the one service
 function of the staff API route it mirrors, inside one write transaction;
@@ -16,22 +17,22 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse.audit.context import WriteContext
+from gatehouse.cases import assignment, notes
+from gatehouse.dashboard.forms import Refused, Render, form_action
 from gatehouse.dashboard.queue_routes import render_case
-from gatehouse.dashboard.rendering import see_other
-from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
-from gatehouse.http.auth import runtime_of
-from gatehouse.http.errors import ApiError, request_id_of
-from gatehouse.services.decisions import DecisionBody, make_decision
-from gatehouse.services.erasure import erase_application
-from gatehouse.services.info_requests import (
-    RaiseBody,
-    accept_item,
-    cancel_request,
-    close_request,
-    raise_request,
-    reopen_item,
-)
+from gatehouse.dashboard.sessions import Viewer
+from gatehouse.decisions.service import make_decision
+from gatehouse.domain.principals import StaffPrincipal
+from gatehouse.domain.status import NotPermitted
+from gatehouse.erasure.service import erase_application, erase_documents
+from gatehouse.errors import invalid_argument
+from gatehouse.info_requests import service as info_requests
+from gatehouse.info_requests.service import raise_request
 from gatehouse.storage.tables.applications import InfoRequest
+from gatehouse.web.auth import runtime_of
+from gatehouse.web.context import write_context
+from gatehouse.web.rendering import see_other
 
 router = APIRouter(include_in_schema=False)
 
@@ -47,223 +48,232 @@ def _text(form: FormData, name: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-async def _guarded(request: Request) -> tuple[Viewer, FormData] | Response:
-    viewer = await require_viewer(request)
-    if isinstance(viewer, Response):
-        return viewer
-    form = await checked_form(request, viewer)
-    if isinstance(form, Response):
-        return form
-    return viewer, form
+def _case_page(request: Request, client_id: str) -> Render:
+    """The application page again, the refusal shown beside the form that caused it."""
 
-
-@router.post("/dashboard/applications/{client_id}/decisions")
-async def decide(request: Request, client_id: str) -> Response:
-    guarded = await _guarded(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
-    runtime = runtime_of(request)
-    action = _text(form, "action")
-    body = DecisionBody(
-        action=action,
-        comment=_text(form, "decision_comment") or None,
-        rejectionReason=_text(form, "rejection_reason") or None,
-    )
-    try:
-        async with runtime.db.write() as session:
-            await make_decision(
-                session,
-                client_id=client_id,
-                staff=viewer.principal,
-                body=body,
-                at=runtime.now(),
-                request_id=request_id_of(request),
-            )
-    except ApiError as error:
-        message = error.message
-        if action == "countersign" and error.status_code == 403:
-            message = COUNTERSIGN_REFUSED
-        errors = {}
-        if error.details and error.details[0].get("field") == "rejectionReason":
-            errors["rejection_reason"] = error.details[0].get("issue", error.message)
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
         return await render_case(
             request,
             viewer,
             client_id,
-            errors=errors,
+            errors=refused.errors,
+            form=dict(form),
+            decision_error=None if refused.errors else refused.message,
+            status_code=refused.status_code,
+        )
+
+    return again
+
+
+@router.post("/dashboard/applications/{client_id}/decisions")
+async def decide(request: Request, client_id: str) -> Response:
+    runtime = runtime_of(request)
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        async with runtime.db.write() as session:
+            await make_decision(
+                session,
+                write_context(request, viewer.principal),
+                viewer.principal,
+                client_id,
+                action=_text(form, "action"),
+                comment=_text(form, "decision_comment") or None,
+                rejection_reason=_text(form, "rejection_reason") or None,
+                acknowledgement=_text(form, "acknowledge_reason") or None,
+                require_acknowledgement=True,
+            )
+        return see_other(f"/dashboard/applications/{client_id}?done=decision")
+
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
+        message = refused.message
+        if _text(form, "action") == "countersign" and isinstance(refused.error, NotPermitted):
+            message = COUNTERSIGN_REFUSED
+        return await render_case(
+            request,
+            viewer,
+            client_id,
+            errors=refused.errors,
             form=dict(form),
             decision_error=message,
-            status_code=error.status_code,
+            status_code=refused.status_code,
         )
-    return see_other(f"/dashboard/applications/{client_id}?done=decision")
+
+    fields = {"rejectionReason": "rejection_reason", "acknowledgeUnsatisfied": "acknowledge_reason"}
+    return await form_action(request, again, run, fields=fields, default=None)
 
 
-@router.post("/dashboard/applications/{client_id}/info-requests")
-async def raise_info_request(request: Request, client_id: str) -> Response:
-    guarded = await _guarded(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
+@router.post("/dashboard/applications/{client_id}/notes")
+async def add_note(request: Request, client_id: str) -> Response:
+    """An internal note (docs/workstation.md "Notes"): staff-only."""
     runtime = runtime_of(request)
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        async with runtime.db.write() as session:
+            ctx = write_context(request, viewer.principal)
+            await notes.add_note(session, ctx, viewer.principal, client_id, _text(form, "note"))
+        return see_other(f"/dashboard/applications/{client_id}?done=noted#h-notes")
+
+    page = _case_page(request, client_id)
+    return await form_action(request, page, run, fields={"text": "note"}, default="note")
+
+
+@router.post("/dashboard/applications/{client_id}/assignment")
+async def assign(request: Request, client_id: str) -> Response:
+    """Claim the case, hand it to a colleague, or unassign it (docs/workstation.md)."""
+    runtime = runtime_of(request)
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        move = _text(form, "move")
+        if move == "claim":
+            assignee: str | None = viewer.principal.staff_id
+        elif move == "hand":
+            assignee = _text(form, "staff_id") or None
+            if assignee is None:
+                raise invalid_argument("Choose the colleague to hand the case to.", "staffId")
+        elif move == "unassign":
+            assignee = None
+        else:
+            raise invalid_argument("Choose claim, hand over or unassign.", "move")
+        async with runtime.db.write() as session:
+            ctx = write_context(request, viewer.principal)
+            await assignment.assign(session, ctx, client_id, assignee)
+        return see_other(f"/dashboard/applications/{client_id}?done=assigned")
+
+    page = _case_page(request, client_id)
+    return await form_action(
+        request, page, run, fields={"staffId": "staff_id"}, default="assignment"
+    )
+
+
+def _items_from(form: FormData) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for index in range(MAX_ITEMS_ON_FORM):
         prompt = _text(form, f"item_prompt_{index}")
         if prompt:
             items.append({"type": _text(form, f"item_type_{index}"), "prompt": prompt})
-    errors: dict[str, str] = {}
-    if not _text(form, "comment"):
-        errors["comment"] = "Write a comment the applicant will read."
-    if not items:
-        errors["item_prompt_0"] = "Add at least one item with a prompt."
-    if not errors:
-        try:
-            async with runtime.db.write() as session:
-                await raise_request(
-                    session,
-                    client_id=client_id,
-                    staff=viewer.principal,
-                    body=RaiseBody(comment=_text(form, "comment"), items=items),
-                    at=runtime.now(),
-                    request_id=request_id_of(request),
-                )
-        except ApiError as error:
-            errors["items"] = error.message
-            if error.details and error.details[0].get("field") == "comment":
-                errors = {"comment": error.message}
-        else:
-            return see_other(f"/dashboard/applications/{client_id}?done=raised")
-    return await render_case(
-        request, viewer, client_id, errors=errors, form=dict(form), status_code=400
-    )
+    return items
 
 
-async def _request_action(
-    request: Request,
-    request_id: str,
-    done: str,
-    run: Callable[[AsyncSession, Viewer], Awaitable[dict[str, Any]]],
-) -> Response:
-    guarded = await _guarded(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, _form = guarded
+@router.post("/dashboard/applications/{client_id}/info-requests")
+async def raise_info_request(request: Request, client_id: str) -> Response:
     runtime = runtime_of(request)
-    async with runtime.db.read() as session:
-        client_id = await session.scalar(
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        comment, items = _text(form, "comment"), _items_from(form)
+        errors: dict[str, str] = {}
+        if not comment:
+            errors["comment"] = "Write a comment the applicant will read."
+        if not items:
+            errors["item_prompt_0"] = "Add at least one item with a prompt."
+        if errors:
+            return await render_case(
+                request, viewer, client_id, errors=errors, form=dict(form), status_code=400
+            )
+        async with runtime.db.write() as session:
+            ctx = write_context(request, viewer.principal)
+            await raise_request(
+                session, ctx, viewer.principal, client_id, comment=comment, items=items
+            )
+        return see_other(f"/dashboard/applications/{client_id}?done=raised")
+
+    page = _case_page(request, client_id)
+    return await form_action(request, page, run, fields={"comment": "comment"}, default="items")
+
+
+async def _application_of_request(request: Request, request_id: str) -> str | None:
+    async with runtime_of(request).db.read() as session:
+        return await session.scalar(
             select(InfoRequest.application_id).where(InfoRequest.id == request_id)
         )
-    if client_id is None:
-        return see_other("/dashboard")
-    try:
-        async with runtime.db.write() as session:
-            await run(session, viewer)
-    except ApiError as error:
-        return await render_case(
-            request,
-            viewer,
-            client_id,
-            decision_error=error.message,
-            status_code=error.status_code,
-        )
-    return see_other(f"/dashboard/applications/{client_id}?done={done}")
 
 
-@router.post("/dashboard/info-requests/{request_id}/items/{item_id}/accept")
-async def accept(request: Request, request_id: str, item_id: str) -> Response:
-    runtime = runtime_of(request)
-
-    async def run(session: AsyncSession, viewer: Viewer) -> dict[str, Any]:
-        return await accept_item(
-            session,
-            request_id=request_id,
-            item_id=item_id,
-            staff=viewer.principal,
-            at=runtime.now(),
-            service_request_id=request_id_of(request),
-        )
-
-    return await _request_action(request, request_id, "accepted", run)
+Move = Callable[[AsyncSession, WriteContext, StaffPrincipal], Awaitable[object]]
 
 
-@router.post("/dashboard/info-requests/{request_id}/items/{item_id}/reopen")
-async def reopen(request: Request, request_id: str, item_id: str) -> Response:
-    runtime = runtime_of(request)
+async def _request_move(request: Request, request_id: str, done: str, move: Move) -> Response:
+    """A staff move on an information request, then back to its application's page."""
 
-    async def run(session: AsyncSession, viewer: Viewer) -> dict[str, Any]:
-        return await reopen_item(
-            session,
-            request_id=request_id,
-            item_id=item_id,
-            staff=viewer.principal,
-            at=runtime.now(),
-            service_request_id=request_id_of(request),
-        )
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        client_id = await _application_of_request(request, request_id)
+        if client_id is None:
+            return see_other("/dashboard")
+        async with runtime_of(request).db.write() as session:
+            await move(session, write_context(request, viewer.principal), viewer.principal)
+        return see_other(f"/dashboard/applications/{client_id}?done={done}")
 
-    return await _request_action(request, request_id, "reopened", run)
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
+        client_id = await _application_of_request(request, request_id)
+        if client_id is None:
+            return see_other("/dashboard")
+        return await _case_page(request, client_id)(viewer, form, refused)
 
-
-@router.post("/dashboard/info-requests/{request_id}/close")
-async def close(request: Request, request_id: str) -> Response:
-    runtime = runtime_of(request)
-
-    async def run(session: AsyncSession, viewer: Viewer) -> dict[str, Any]:
-        return await close_request(
-            session,
-            request_id=request_id,
-            staff=viewer.principal,
-            at=runtime.now(),
-            service_request_id=request_id_of(request),
-        )
-
-    return await _request_action(request, request_id, "closed", run)
+    return await form_action(request, again, run)
 
 
-@router.post("/dashboard/info-requests/{request_id}/cancel")
-async def cancel(request: Request, request_id: str) -> Response:
-    runtime = runtime_of(request)
+# The notice each move leaves on the application page (`?done=`).
+_DONE = {
+    "accept": "accepted",
+    "reopen": "reopened",
+    "close": "closed",
+    "cancel": "cancelled",
+    "remind": "reminded",
+}
 
-    async def run(session: AsyncSession, viewer: Viewer) -> dict[str, Any]:
-        return await cancel_request(
-            session,
-            request_id=request_id,
-            staff=viewer.principal,
-            at=runtime.now(),
-            service_request_id=request_id_of(request),
-        )
 
-    return await _request_action(request, request_id, "cancelled", run)
+def _item_route(name: str, move: info_requests.ItemMove) -> Callable[..., Awaitable[Response]]:
+    async def route(request: Request, request_id: str, item_id: str) -> Response:
+        async def bound(session: AsyncSession, ctx: WriteContext, staff: StaffPrincipal) -> object:
+            return await move(session, ctx, staff, request_id=request_id, item_id=item_id)
+
+        return await _request_move(request, request_id, _DONE[name], bound)
+
+    return route
+
+
+def _request_route(
+    name: str, move: info_requests.RequestMove
+) -> Callable[..., Awaitable[Response]]:
+    async def route(request: Request, request_id: str) -> Response:
+        async def bound(session: AsyncSession, ctx: WriteContext, staff: StaffPrincipal) -> object:
+            return await move(session, ctx, staff, request_id=request_id)
+
+        return await _request_move(request, request_id, _DONE[name], bound)
+
+    return route
+
+
+for _name, _item_move in info_requests.ITEM_MOVES.items():
+    router.add_api_route(
+        f"/dashboard/info-requests/{{request_id}}/items/{{item_id}}/{_name}",
+        _item_route(_name, _item_move),
+        methods=["POST"],
+        name=_name,
+    )
+for _name, _request_move_fn in info_requests.REQUEST_MOVES.items():
+    router.add_api_route(
+        f"/dashboard/info-requests/{{request_id}}/{_name}",
+        _request_route(_name, _request_move_fn),
+        methods=["POST"],
+        name=_name,
+    )
 
 
 @router.post("/dashboard/applications/{client_id}/erase")
 async def erase(request: Request, client_id: str) -> Response:
-    viewer = await require_viewer(request, "admin")
-    if isinstance(viewer, Response):
-        return viewer
-    form = await checked_form(request, viewer)
-    if isinstance(form, Response):
-        return form
     runtime = runtime_of(request)
-    if _text(form, "confirm") != client_id:
-        return await render_case(
-            request,
-            viewer,
-            client_id,
-            errors={"confirm": "Type the client ID exactly to confirm erasure."},
-            status_code=400,
-        )
-    try:
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        if _text(form, "confirm") != client_id:
+            raise invalid_argument("Type the client ID exactly to confirm erasure.", "confirm")
         async with runtime.db.write() as session:
             await erase_application(
                 session,
-                client_id=client_id,
-                staff=viewer.principal,
-                at=runtime.now(),
-                request_id=request_id_of(request),
+                write_context(request, viewer.principal),
+                client_id,
                 pseudonymize=runtime.crypto.hash_secret,
             )
-    except ApiError as error:
-        return await render_case(
-            request, viewer, client_id, decision_error=error.message, status_code=error.status_code
-        )
-    return see_other(f"/dashboard/applications/{client_id}?done=erased")
+        await erase_documents(runtime)
+        return see_other(f"/dashboard/applications/{client_id}?done=erased")
+
+    page = _case_page(request, client_id)
+    return await form_action(request, page, run, role="admin", fields={"confirm": "confirm"})

@@ -1,4 +1,5 @@
-"""The dashboard queue and the application page (issue 6)."""
+"""The dashboard queue and the application page (docs/portal-and-dashboard.md,
+docs/workstation.md)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,49 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.dashboard import queries
-from gatehouse.dashboard.rendering import render
+from gatehouse.cases import queue as queries
+from gatehouse.cases.assignment import colleagues
+from gatehouse.cases.case_file import CaseFile, case_file
 from gatehouse.dashboard.sessions import Viewer, require_viewer
-from gatehouse.http.auth import runtime_of
-from gatehouse.http.errors import ApiError
+from gatehouse.domain.status import STATUSES
+from gatehouse.domain.workstation import (
+    ASSIGNEE_ME,
+    ASSIGNEE_NONE,
+    SORT_NEWEST,
+    SORT_OLDEST,
+    SORT_UPDATED,
+    WAITING_ON_APPLICANT,
+    WAITING_ON_STAFF,
+    age_words,
+)
+from gatehouse.errors import GatehouseError
+from gatehouse.web.auth import runtime_of
+from gatehouse.web.rendering import render
 
 router = APIRouter(include_in_schema=False)
 
-DECISION_ACTIONS = (
-    ("approve", "Propose approval", "analyst"),
-    ("countersign", "Countersign approval", "mlro"),
-    ("reject_proposal", "Turn down the proposal", "mlro"),
-    ("reject", "Reject", "analyst"),
-    ("hold", "Hold", "analyst"),
-    ("release", "Release from hold", "analyst"),
-)
+# What the decision form calls each action; it offers only the ones `allowed_moves` allows.
+DECISION_LABELS = {
+    "approve": "Propose approval",
+    "countersign": "Countersign approval",
+    "reject_proposal": "Turn down the proposal",
+    "reject": "Reject",
+    "hold": "Hold",
+    "release": "Release from hold",
+}
+
+
+# The queue's query parameters, kept across pages (docs/workstation.md "The queue").
+QUEUE_PARAMS = ("q", "tenant", "status", "waiting", "intake", "assignee", "sort", "sandbox")
+# The ones behind "Filters and order", open whenever one of them is set (or wrong).
+FILTER_PARAMS = (*QUEUE_PARAMS[1:], "updated")
+DEFAULT_VALUES = {"sort": SORT_UPDATED}
+SORT_CHOICES = [
+    (SORT_UPDATED, "Recently updated first"),
+    (SORT_OLDEST, "Oldest first"),
+    (SORT_NEWEST, "Newest first"),
+]
+WAITING_CHOICES = [(WAITING_ON_APPLICANT, "The applicant"), (WAITING_ON_STAFF, "Staff")]
 
 
 @router.get("/dashboard")
@@ -33,27 +61,37 @@ async def queue(request: Request) -> Response:
         return viewer
     runtime = runtime_of(request)
     params = request.query_params
-    filters, errors = queries.parse_queue_filters(
-        params.get("tenant"), params.get("status"), params.get("updated")
-    )
+    filters, errors = queries.parse_queue_filters(params, viewer.principal.staff_id)
     cursor = params.get("cursor") or None
+    days = runtime.settings.info_request_reminder_days
+    now = runtime.now()
     async with runtime.db.read() as session:
         try:
-            page = await queries.queue_page(session, runtime.crypto, filters, cursor)
-        except ApiError:
+            page = await queries.queue_page(
+                session, runtime.crypto, filters, cursor, now=now, reminder_days=days
+            )
+        except GatehouseError:
             errors["cursor"] = "That page link is no longer valid; showing the first page."
             cursor = None
-            page = await queries.queue_page(session, runtime.crypto, filters, None)
+            page = await queries.queue_page(
+                session, runtime.crypto, filters, None, now=now, reminder_days=days
+            )
         tenants = await queries.tenant_choices(session)
+        sandboxes = set(await queries.sandbox_tenants(session))
+        intakes = await queries.intake_choices(session)
+        team = await colleagues(session)
     base = {
-        key: value
-        for key, value in (
-            ("tenant", filters.tenant_id),
-            ("status", filters.status),
-            ("updated", params.get("updated") if "updated" not in errors else None),
-        )
-        if value
+        name: value
+        for name in QUEUE_PARAMS
+        if (value := params.get(name, "")) and name not in errors
     }
+    if params.get("updated") and "updated" not in errors:
+        base["updated"] = params["updated"]
+    assignees = [
+        (ASSIGNEE_ME, "Me"),
+        (ASSIGNEE_NONE, "No one"),
+        *((c.staff_id, c.email) for c in team if c.staff_id != viewer.principal.staff_id),
+    ]
     next_url = "/dashboard?" + urlencode({**base, "cursor": page.next_cursor or ""})
     return render(
         request,
@@ -64,10 +102,22 @@ async def queue(request: Request) -> Response:
             "title": "Applications",
             "page": page,
             "filters": filters,
+            "values": base,
             "errors": errors,
             "problem": errors.get("cursor"),
             "tenants": tenants,
-            "statuses": [(status, status.replace("_", " ")) for status in queries.STATUSES],
+            "sandbox_tenants": sandboxes,
+            "intakes": intakes,
+            "assignees": assignees,
+            "statuses": [(status, status.replace("_", " ")) for status in STATUSES],
+            "sorts": SORT_CHOICES,
+            "waiting_choices": WAITING_CHOICES,
+            "reminder_days": days,
+            "filters_set": sum(
+                1
+                for name in FILTER_PARAMS
+                if (name in base and base[name] != DEFAULT_VALUES.get(name)) or name in errors
+            ),
             "updated_value": base.get("updated", ""),
             "cursor": cursor,
             "first_url": "/dashboard" + ("?" + urlencode(base) if base else ""),
@@ -91,7 +141,7 @@ async def render_case(
     """The application page, optionally with the errors of a refused form."""
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        case = await queries.case_file(session, client_id)
+        case = await case_file(session, client_id)
     if case is None:
         return render(
             request,
@@ -104,14 +154,13 @@ async def render_case(
         "review": not erased,
         "raise": not erased,
         "decide": not erased,
+        "note": not erased,
+        "assign": not erased,
         "erase": not erased and viewer.principal.at_least("admin"),
     }
-    # Every action is offered; one the viewer may not take is refused with the
-    # reason shown (the four-eyes rule is the service's to apply).
-    choices = [
-        (action, label if viewer.principal.at_least(role) else f"{label} (needs {role})")
-        for action, label, role in DECISION_ACTIONS
-    ]
+    moves = case.moves_for(viewer.principal)
+    days = runtime.settings.info_request_reminder_days
+    now = runtime.now()
     return render(
         request,
         "dashboard/application.html",
@@ -121,7 +170,19 @@ async def render_case(
             "title": case.application.company_name or case.application.id,
             "case": case,
             "actions": actions,
-            "decision_actions": choices,
+            "decision_actions": [(move, DECISION_LABELS[move]) for move in moves],
+            "decision_hint": _decision_hint(case, viewer, moves),
+            "ask_acknowledgement": "approve" in moves and bool(case.unsatisfied),
+            "reminders_due": {
+                entry.request.id for entry in case.requests if case.reminder_due(entry, now, days)
+            },
+            "reminder_days": days,
+            "handover_choices": [
+                (c.staff_id, f"{c.email} ({c.role})")
+                for c in case.colleagues
+                if c.staff_id not in (case.application.assigned_to, viewer.principal.staff_id)
+            ],
+            "state_age": age_words(now - case.application.status_changed_at),
             "errors": errors or {},
             "form": form or {},
             "notice": notice,
@@ -129,6 +190,15 @@ async def render_case(
         },
         status_code=status_code,
     )
+
+
+def _decision_hint(case: CaseFile, viewer: Viewer, moves: tuple[str, ...]) -> str | None:
+    """Why an awaited move is missing from the form, in words."""
+    if case.application.status != "pending_approval" or "countersign" in moves:
+        return None
+    if case.application.proposed_by == viewer.principal.staff_id:
+        return "You proposed this approval, so a colleague (mlro or above) must countersign it."
+    return "Countersigning a proposed approval needs the mlro role or above."
 
 
 @router.get("/dashboard/applications/{client_id}")
@@ -148,4 +218,7 @@ _NOTICES = {
     "closed": "Request closed.",
     "cancelled": "Request cancelled.",
     "erased": "The application was erased.",
+    "noted": "Note added. Only staff can see it.",
+    "assigned": "Assignment changed.",
+    "reminded": "Reminder sent: the tenant was told, and can send the applicant a fresh link.",
 }

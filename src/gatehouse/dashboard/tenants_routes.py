@@ -1,5 +1,5 @@
-"""Tenant administration pages (issue 6; CONTRACT §4): tenants, suspension,
-API keys (shown once), intakes and the webhook endpoint cap."""
+"""Tenant administration pages: tenants, suspension, API keys (shown once), intakes and the
+webhook endpoint cap (docs/portal-and-dashboard.md; docs/reference/staff-api.md §4, §5)."""
 
 from __future__ import annotations
 
@@ -7,55 +7,41 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from sqlalchemy import select
-from starlette.datastructures import FormData
+from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response
 
-from gatehouse import audit
-from gatehouse.dashboard.rendering import render, see_other
-from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
-from gatehouse.http.auth import ALL_SCOPES, runtime_of
-from gatehouse.http.errors import ApiError, request_id_of
-from gatehouse.services.intakes import create_intake, update_intake
-from gatehouse.staff.accounts import (
-    Actor,
+from gatehouse.accounts import branding
+from gatehouse.accounts.service import (
+    check_endpoint_cap,
     create_api_key,
     create_tenant,
     revoke_api_key,
     set_tenant_status,
     update_tenant,
 )
+from gatehouse.dashboard.forms import Refused, Render, form_action
+from gatehouse.dashboard.sessions import Viewer, require_viewer
+from gatehouse.domain.branding import palette
+from gatehouse.domain.principals import ALL_SCOPES
+from gatehouse.errors import invalid_argument
+from gatehouse.intakes.service import create_intake, update_intake, valid_order
 from gatehouse.storage.tables.applications import Intake
 from gatehouse.storage.tables.core import ApiKey, Tenant
+from gatehouse.web.auth import runtime_of
+from gatehouse.web.context import write_context
+from gatehouse.web.rendering import render, see_other
 
 router = APIRouter(include_in_schema=False)
 
 CHECKLIST_ROWS = 3
 CHECKLIST_KINDS = (("document", "Document"), ("verification", "Verification"), ("form", "Form"))
+# A sandbox tenant simulates the applicant's and the staff's steps (docs/sandbox.md).
+ENVIRONMENT_CHOICES = (("live", "Live"), ("sandbox", "Sandbox (test integrations)"))
 
 
 def _text(form: FormData, name: str) -> str:
     value = form.get(name)
     return value.strip() if isinstance(value, str) else ""
-
-
-def _actor(request: Request, viewer: Viewer) -> Actor:
-    return Actor(viewer.principal.actor, request_id_of(request))
-
-
-def _field_errors(error: ApiError, default: str) -> dict[str, str]:
-    if error.details:
-        return {d.get("field") or default: d.get("issue") or error.message for d in error.details}
-    return {default: error.message}
-
-
-async def _admin_form(request: Request) -> tuple[Viewer, FormData] | Response:
-    viewer = await require_viewer(request, "admin")
-    if isinstance(viewer, Response):
-        return viewer
-    form = await checked_form(request, viewer)
-    if isinstance(form, Response):
-        return form
-    return viewer, form
 
 
 @router.get("/dashboard/tenants")
@@ -86,6 +72,7 @@ async def render_tenants(
             "tenants": tenants,
             "errors": errors or {},
             "can_admin": viewer.principal.at_least("admin"),
+            "environments": ENVIRONMENT_CHOICES,
         },
         status_code=status_code,
     )
@@ -93,19 +80,24 @@ async def render_tenants(
 
 @router.post("/dashboard/tenants")
 async def create_tenant_submit(request: Request) -> Response:
-    guarded = await _admin_form(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
-    try:
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        ctx = write_context(request, viewer.principal)
         created = await create_tenant(
-            runtime_of(request), _text(form, "name"), by=_actor(request, viewer)
+            runtime_of(request),
+            _text(form, "name"),
+            ctx=ctx,
+            environment=_text(form, "environment") or None,
         )
-    except ApiError as error:
+        return see_other(f"/dashboard/tenants/{created['tenantId']}?done=created")
+
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
         return await render_tenants(
-            request, viewer, errors=_field_errors(error, "name"), status_code=400
+            request, viewer, errors=refused.errors, status_code=refused.status_code
         )
-    return see_other(f"/dashboard/tenants/{created['tenantId']}?done=created")
+
+    return await form_action(
+        request, again, run, role="admin", fields={"environment": "environment"}, default="name"
+    )
 
 
 async def render_tenant(
@@ -159,6 +151,9 @@ async def render_tenant(
             "errors": errors or {},
             "new_key": new_key,
             "can_admin": viewer.principal.at_least("admin"),
+            "palette": palette(tenant.accent_color),
+            "logo_url": branding.logo_url(tenant),
+            "logo_max_kib": branding.LOGO_MAX_BYTES // 1024,
             "notice": _NOTICES.get(request.query_params.get("done") or ""),
         },
         status_code=status_code,
@@ -174,6 +169,9 @@ _NOTICES = {
     "cap": "Webhook endpoint cap saved.",
     "revoked": "API key revoked; it fails at once.",
     "intake": "Intake saved.",
+    "branding": "Portal branding saved.",
+    "logo": "Logo saved.",
+    "logo-removed": "Logo removed.",
 }
 
 
@@ -185,85 +183,79 @@ async def tenant_page(request: Request, tenant_id: str) -> Response:
     return await render_tenant(request, viewer, tenant_id)
 
 
+def _tenant_page(request: Request, tenant_id: str) -> Render:
+    """The tenant page again, with a refused form's error beside its field."""
+
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
+        return await render_tenant(
+            request, viewer, tenant_id, errors=refused.errors, status_code=refused.status_code
+        )
+
+    return again
+
+
 @router.post("/dashboard/tenants/{tenant_id}/status")
 async def change_status(request: Request, tenant_id: str) -> Response:
-    guarded = await _admin_form(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
-    status = _text(form, "status")
-    if status not in ("suspended", "active"):
-        return await render_tenant(
-            request, viewer, tenant_id, errors={"status": "Unknown status."}, status_code=400
-        )
-    try:
-        await set_tenant_status(runtime_of(request), tenant_id, status, _actor(request, viewer))
-    except ApiError as error:
-        return await render_tenant(
-            request, viewer, tenant_id, errors={"status": error.message}, status_code=400
-        )
-    return see_other(f"/dashboard/tenants/{tenant_id}?done={status}")
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        status = _text(form, "status")
+        if status not in ("suspended", "active"):
+            raise invalid_argument("Unknown status.", "status")
+        ctx = write_context(request, viewer.principal)
+        await set_tenant_status(runtime_of(request), ctx, tenant_id, status)
+        return see_other(f"/dashboard/tenants/{tenant_id}?done={status}")
+
+    page = _tenant_page(request, tenant_id)
+    return await form_action(request, page, run, role="admin", default="status")
 
 
 @router.post("/dashboard/tenants/{tenant_id}/cap")
 async def change_cap(request: Request, tenant_id: str) -> Response:
-    guarded = await _admin_form(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
-    raw = _text(form, "webhookEndpointCap")
-    cap: object = int(raw) if raw.isdigit() else raw
-    try:
-        await update_tenant(
-            runtime_of(request), tenant_id, {"webhookEndpointCap": cap}, _actor(request, viewer)
-        )
-    except ApiError as error:
-        return await render_tenant(
-            request,
-            viewer,
-            tenant_id,
-            errors=_field_errors(error, "webhookEndpointCap"),
-            status_code=error.status_code,
-        )
-    return see_other(f"/dashboard/tenants/{tenant_id}?done=cap")
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        cap = check_endpoint_cap(_text(form, "webhookEndpointCap"))
+        ctx = write_context(request, viewer.principal)
+        await update_tenant(runtime_of(request), ctx, tenant_id, {"webhookEndpointCap": cap})
+        return see_other(f"/dashboard/tenants/{tenant_id}?done=cap")
+
+    page = _tenant_page(request, tenant_id)
+    return await form_action(request, page, run, role="admin", default="webhookEndpointCap")
 
 
 @router.post("/dashboard/tenants/{tenant_id}/api-keys")
 async def new_api_key(request: Request, tenant_id: str) -> Response:
-    guarded = await _admin_form(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
-    scopes = [s for s in form.getlist("scopes") if isinstance(s, str)]
-    try:
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        scopes = [s for s in form.getlist("scopes") if isinstance(s, str)]
         created = await create_api_key(
             runtime_of(request),
             tenant_id,
             _text(form, "key_name") or None,
             scopes,
-            by=_actor(request, viewer),
+            ctx=write_context(request, viewer.principal),
         )
-    except ApiError as error:
-        return await render_tenant(
-            request, viewer, tenant_id, errors=_field_errors(error, "scopes"), status_code=400
-        )
-    # Shown once, on this answer only; it is stored hashed.
-    return await render_tenant(request, viewer, tenant_id, new_key=created, status_code=201)
+        # Shown once, on this answer only; it is stored hashed.
+        return await render_tenant(request, viewer, tenant_id, new_key=created, status_code=201)
+
+    page = _tenant_page(request, tenant_id)
+    return await form_action(request, page, run, role="admin", default="scopes")
 
 
 @router.post("/dashboard/api-keys/{key_id}/revoke")
 async def revoke_key(request: Request, key_id: str) -> Response:
-    guarded = await _admin_form(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, _form = guarded
     runtime = runtime_of(request)
-    async with runtime.db.read() as session:
-        tenant_id = await session.scalar(select(ApiKey.tenant_id).where(ApiKey.id == key_id))
-    if tenant_id is None:
-        return see_other("/dashboard/tenants")
-    await revoke_api_key(runtime, key_id, _actor(request, viewer))
-    return see_other(f"/dashboard/tenants/{tenant_id}?done=revoked")
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        async with runtime.db.read() as session:
+            tenant_id = await session.scalar(select(ApiKey.tenant_id).where(ApiKey.id == key_id))
+        if tenant_id is None:
+            return see_other("/dashboard/tenants")
+        await revoke_api_key(runtime, write_context(request, viewer.principal), key_id)
+        return see_other(f"/dashboard/tenants/{tenant_id}?done=revoked")
+
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
+        return await render_tenants(
+            request, viewer, errors=refused.errors, status_code=refused.status_code
+        )
+
+    return await form_action(request, again, run, role="admin")
 
 
 def _checklist_from(form: FormData) -> list[dict[str, Any]]:
@@ -284,94 +276,97 @@ def _checklist_from(form: FormData) -> list[dict[str, Any]]:
     return rows
 
 
-def _order_from(form: FormData, errors: dict[str, str]) -> int | None:
+def _order_from(form: FormData) -> int | None:
+    """Empty: no order; else an integer in the database's range (docs/platform.md "Numbers")."""
     raw = _text(form, "order")
-    if not raw:
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        errors["order"] = "Enter a whole number, or leave it empty."
-        return None
+    return valid_order(raw) if raw else None
 
 
 @router.post("/dashboard/tenants/{tenant_id}/intakes")
 async def new_intake(request: Request, tenant_id: str) -> Response:
-    guarded = await _admin_form(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
     runtime = runtime_of(request)
-    errors: dict[str, str] = {}
-    order = _order_from(form, errors)
-    if errors:
-        return await render_tenant(request, viewer, tenant_id, errors=errors, status_code=400)
-    now = runtime.now()
-    try:
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        order = _order_from(form)
         async with runtime.db.write() as session:
-            intake = await create_intake(
+            await create_intake(
                 session,
+                write_context(request, viewer.principal),
                 tenant_id=tenant_id,
                 name=_text(form, "intake_name"),
                 order=order,
                 attached=form.get("attached") == "yes",
                 checklist=_checklist_from(form),
                 form_fields=[],
-                now=now,
             )
-            audit.record(
-                session,
-                at=now,
-                actor=viewer.principal.actor,
-                action="intake.create",
-                target=intake.id,
-                tenant_id=tenant_id,
-                request_id=request_id_of(request),
-            )
-    except ApiError as error:
-        errors = _field_errors(error, "intake_name")
-        if "name" in errors:
-            errors["intake_name"] = errors.pop("name")
-        return await render_tenant(request, viewer, tenant_id, errors=errors, status_code=400)
-    return see_other(f"/dashboard/tenants/{tenant_id}?done=intake")
+        return see_other(f"/dashboard/tenants/{tenant_id}?done=intake")
+
+    page = _tenant_page(request, tenant_id)
+    fields = {"order": "order", "checklist": "checklist"}
+    return await form_action(request, page, run, role="admin", fields=fields, default="intake_name")
+
+
+async def _tenant_of_intake(request: Request, label_id: str) -> str | None:
+    async with runtime_of(request).db.read() as session:
+        return await session.scalar(select(Intake.tenant_id).where(Intake.id == label_id))
 
 
 @router.post("/dashboard/intakes/{label_id}")
 async def edit_intake(request: Request, label_id: str) -> Response:
-    guarded = await _admin_form(request)
-    if isinstance(guarded, Response):
-        return guarded
-    viewer, form = guarded
-    runtime = runtime_of(request)
-    async with runtime.db.read() as session:
-        tenant_id = await session.scalar(select(Intake.tenant_id).where(Intake.id == label_id))
-    if tenant_id is None:
-        return see_other("/dashboard/tenants")
-    errors: dict[str, str] = {}
-    order = _order_from(form, errors)
-    if errors:
-        return await render_tenant(
-            request,
-            viewer,
-            tenant_id,
-            errors={f"order_{label_id}": errors["order"]},
-            status_code=400,
-        )
-    now = runtime.now()
-    async with runtime.db.write() as session:
-        intake = await update_intake(
-            session,
-            label_id,
-            {"order": order, "attached": form.get("attached") == "yes"},
-            now,
-        )
-        audit.record(
-            session,
-            at=now,
-            actor=viewer.principal.actor,
-            action="intake.update",
-            target=intake.id,
-            tenant_id=intake.tenant_id,
-            request_id=request_id_of(request),
-        )
-    return see_other(f"/dashboard/tenants/{tenant_id}?done=intake")
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        tenant_id = await _tenant_of_intake(request, label_id)
+        if tenant_id is None:
+            return see_other("/dashboard/tenants")
+        changes = {"order": _order_from(form), "attached": form.get("attached") == "yes"}
+        async with runtime_of(request).db.write() as session:
+            await update_intake(
+                session, write_context(request, viewer.principal), label_id, changes
+            )
+        return see_other(f"/dashboard/tenants/{tenant_id}?done=intake")
+
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
+        tenant_id = await _tenant_of_intake(request, label_id)
+        if tenant_id is None:
+            return see_other("/dashboard/tenants")
+        return await _tenant_page(request, tenant_id)(viewer, form, refused)
+
+    fields = {"order": f"order_{label_id}"}
+    return await form_action(request, again, run, role="admin", fields=fields)
+
+
+@router.post("/dashboard/tenants/{tenant_id}/branding")
+async def change_branding(request: Request, tenant_id: str) -> Response:
+    """The portal's display name and accent colour (docs/reference/portal.md, "Branding")."""
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        changes = {
+            "displayName": _text(form, "displayName") or None,
+            "accentColor": _text(form, "accentColor") or None,
+        }
+        ctx = write_context(request, viewer.principal)
+        await update_tenant(runtime_of(request), ctx, tenant_id, changes)
+        return see_other(f"/dashboard/tenants/{tenant_id}?done=branding")
+
+    page = _tenant_page(request, tenant_id)
+    fields = {"displayName": "displayName", "accentColor": "accentColor"}
+    return await form_action(request, page, run, role="admin", fields=fields)
+
+
+@router.post("/dashboard/tenants/{tenant_id}/logo")
+async def change_logo(request: Request, tenant_id: str) -> Response:
+    """Upload (or, with `remove`, remove) the logo the portal shows."""
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        ctx = write_context(request, viewer.principal)
+        if form.get("remove") == "yes":
+            await branding.remove_logo(runtime_of(request), ctx, tenant_id)
+            return see_other(f"/dashboard/tenants/{tenant_id}?done=logo-removed")
+        upload = form.get("logo")
+        if not isinstance(upload, UploadFile) or not upload.filename:
+            raise invalid_argument("Choose an image file.", "logo", "missing file")
+        content = await upload.read(branding.LOGO_MAX_BYTES + 1)
+        await branding.set_logo(runtime_of(request), ctx, tenant_id, content, upload.content_type)
+        return see_other(f"/dashboard/tenants/{tenant_id}?done=logo")
+
+    page = _tenant_page(request, tenant_id)
+    return await form_action(request, page, run, role="admin", fields={"logo": "logo"})

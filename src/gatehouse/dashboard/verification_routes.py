@@ -1,20 +1,31 @@
-"""The verification page of the dashboard (issue 6; CONTRACT §3, §4): clients
-(secret shown once), customers and their status changes, the callback log."""
+"""The verification page of the dashboard: clients (secret shown once), customers and their
+status changes, the callback log (docs/portal-and-dashboard.md; docs/reference/staff-api.md §8)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from gatehouse.dashboard.rendering import render, see_other
-from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
-from gatehouse.domain.verification import EMITTED_STATUSES, status_name
-from gatehouse.http.auth import runtime_of
-from gatehouse.http.errors import ApiError, request_id_of
-from gatehouse.verification import clients, customers, listing, schemas
+from gatehouse.dashboard.forms import Refused, form_action
+from gatehouse.dashboard.sessions import Viewer, require_viewer
+from gatehouse.domain.numbers import parse_int
+from gatehouse.domain.verification import (
+    EMITTED_STATUSES,
+    HIGHEST_STATUS,
+    LOWEST_STATUS,
+    status_name,
+)
+from gatehouse.errors import invalid_argument
+from gatehouse.paging import PageRequest
+from gatehouse.verification import clients, customers, schemas
+from gatehouse.verification import queries as listing
+from gatehouse.web.auth import runtime_of
+from gatehouse.web.context import write_context
+from gatehouse.web.rendering import render, see_other
 
 router = APIRouter(include_in_schema=False)
 
@@ -45,10 +56,10 @@ async def render_verification(
     async with runtime.db.read() as session:
         client_list = await clients.list_clients(session)
         customer_page = await listing.list_customers(
-            session, runtime.crypto, listing.CustomerFilters(), LIST_SIZE, None
+            session, runtime.crypto, listing.CustomerFilters(), PageRequest(LIST_SIZE)
         )
         callback_page = await listing.list_callbacks(
-            session, runtime.crypto, listing.CallbackFilters(), LIST_SIZE, None
+            session, runtime.crypto, listing.CallbackFilters(), PageRequest(LIST_SIZE)
         )
     settable = [(str(code), f"{code} · {status_name(code)}") for code in sorted(EMITTED_STATUSES)]
     return render(
@@ -86,51 +97,59 @@ async def verification_page(request: Request) -> Response:
     return await render_verification(request, viewer)
 
 
+async def _again(request: Request, viewer: Viewer, form: FormData, refused: Refused) -> Response:
+    """The verification page again, with a refused form's error beside its field."""
+    return await render_verification(
+        request, viewer, errors=refused.errors, form=dict(form), status_code=refused.status_code
+    )
+
+
 @router.post("/dashboard/verification/clients")
 async def new_client(request: Request) -> Response:
-    viewer = await require_viewer(request, "admin")
-    if isinstance(viewer, Response):
-        return viewer
-    form = await checked_form(request, viewer)
-    if isinstance(form, Response):
-        return form
-    name = _text(form, "client_name")
-    if not name or len(name) > 200:
-        return await render_verification(
-            request,
-            viewer,
-            errors={"client_name": "Enter a name of 1 to 200 characters."},
-            status_code=400,
-        )
     runtime = runtime_of(request)
-    async with runtime.db.write() as session:
-        created = await clients.create_client(
-            session,
-            runtime,
-            name=name,
-            customer_created_events=form.get("customer_created_events") == "yes",
-            actor=viewer.principal.actor,
-            request_id=request_id_of(request),
-        )
-    # The secret is shown on this answer only; it is stored hashed.
-    return await render_verification(request, viewer, new_client=created, status_code=201)
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        name = _text(form, "client_name")
+        if not name or len(name) > 200:
+            raise invalid_argument("Enter a name of 1 to 200 characters.", "client_name")
+        async with runtime.db.write() as session:
+            created = await clients.create_client(
+                session,
+                runtime,
+                write_context(request, viewer.principal),
+                name=name,
+                customer_created_events=form.get("customer_created_events") == "yes",
+                sandbox=form.get("sandbox") == "yes",
+            )
+        # The secret is shown on this answer only; it is stored hashed.
+        return await render_verification(request, viewer, new_client=created, status_code=201)
+
+    again = partial(_again, request)
+    return await form_action(
+        request, again, run, role="admin", fields={"client_name": "client_name"}
+    )
+
+
+# The new-customer form's fields, by the names the service gives them.
+_CUSTOMER_FIELDS = {
+    **{name: name for name in ("clientUuid", "email", "phone", "clientId")},
+    "documents.0.type": "document_type",
+    "documents.0.expiresAt": "document_expires",
+}
 
 
 @router.post("/dashboard/verification/customers")
 async def new_customer(request: Request) -> Response:
-    viewer = await require_viewer(request)
-    if isinstance(viewer, Response):
-        return viewer
-    form = await checked_form(request, viewer)
-    if isinstance(form, Response):
-        return form
     runtime = runtime_of(request)
-    document_type = _text(form, "document_type")
-    expires = _text(form, "document_expires")
-    documents = (
-        [schemas.DocumentCreate(type=document_type, expiresAt=expires)] if document_type else None
-    )
-    try:
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        document_type = _text(form, "document_type")
+        expires = _text(form, "document_expires")
+        documents = (
+            [schemas.DocumentCreate(type=document_type, expiresAt=expires)]
+            if document_type
+            else None
+        )
         body = schemas.CustomerCreate(
             clientUuid=_text(form, "clientUuid"),
             email=_text(form, "email"),
@@ -140,54 +159,31 @@ async def new_customer(request: Request) -> Response:
         )
         data = schemas.customer_input(body)
         async with runtime.db.write() as session:
-            await customers.create_customer(
-                session,
-                runtime,
-                data,
-                actor=viewer.principal.actor,
-                request_id=request_id_of(request),
-            )
-    except customers.CustomerInputError as exc:
-        return await render_verification(
-            request, viewer, errors={exc.field: str(exc)}, form=dict(form), status_code=400
-        )
-    except ApiError as error:
-        field = (error.details or [{}])[0].get("field", "email")
-        if field.startswith("documents"):
-            field = "document_expires" if field.endswith("expiresAt") else "document_type"
-        return await render_verification(
-            request, viewer, errors={field: error.message}, form=dict(form), status_code=400
-        )
-    return see_other("/dashboard/verification?done=customer")
+            ctx = write_context(request, viewer.principal)
+            await customers.create_customer(session, runtime, ctx, data)
+        return see_other("/dashboard/verification?done=customer")
+
+    again = partial(_again, request)
+    return await form_action(request, again, run, fields=_CUSTOMER_FIELDS, default="email")
 
 
 @router.post("/dashboard/verification/customers/{customer_uuid}/status")
 async def change_status(request: Request, customer_uuid: str) -> Response:
-    viewer = await require_viewer(request)
-    if isinstance(viewer, Response):
-        return viewer
-    form = await checked_form(request, viewer)
-    if isinstance(form, Response):
-        return form
     runtime = runtime_of(request)
-    raw = _text(form, "status")
-    try:
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        status = parse_int(_text(form, "status"), "status", LOWEST_STATUS, HIGHEST_STATUS)
         async with runtime.db.write() as session:
             await customers.change_status(
                 session,
                 runtime,
+                write_context(request, viewer.principal),
                 customer_uuid,
-                int(raw) if raw.isdigit() else -1,
+                status,
                 _text(form, "reason") or None,
-                actor=viewer.principal.actor,
-                request_id=request_id_of(request),
             )
-    except customers.CustomerInputError as exc:
-        return await render_verification(
-            request, viewer, errors={f"status_{customer_uuid}": str(exc)}, status_code=400
-        )
-    except customers.CustomerNotFound:
-        return await render_verification(
-            request, viewer, errors={"customers": "No such customer."}, status_code=404
-        )
-    return see_other("/dashboard/verification?done=status")
+        return see_other("/dashboard/verification?done=status")
+
+    again = partial(_again, request)
+    fields = {"status": f"status_{customer_uuid}"}
+    return await form_action(request, again, run, fields=fields, default="customers")

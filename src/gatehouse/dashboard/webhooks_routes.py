@@ -1,18 +1,20 @@
-"""The webhooks page of the dashboard (issue 6; CONTRACT §2, §4, §6): endpoints
-per tenant with their health, dead deliveries with replay, notifications."""
+"""The webhooks page of the dashboard: endpoints per tenant with their health, dead deliveries
+with replay, notifications (docs/portal-and-dashboard.md; docs/reference/staff-api.md §7)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from sqlalchemy import select
+from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from gatehouse.dashboard import queries
-from gatehouse.dashboard.rendering import render, see_other
-from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
-from gatehouse.http.auth import runtime_of
-from gatehouse.http.errors import ApiError, request_id_of
+from gatehouse.cases import queue as queries
+from gatehouse.dashboard.forms import Refused, form_action
+from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.storage.tables.core import Notification
+from gatehouse.web.auth import runtime_of
+from gatehouse.web.context import write_context
+from gatehouse.web.rendering import render, see_other
 from gatehouse.webhooks.deliveries import replay_delivery
 from gatehouse.webhooks.health import dead_deliveries, endpoint_health
 
@@ -76,24 +78,17 @@ async def webhooks_page(request: Request) -> Response:
 
 @router.post("/dashboard/deliveries/{delivery_id}/replay")
 async def replay(request: Request, delivery_id: str) -> Response:
-    viewer = await require_viewer(request, "admin")
-    if isinstance(viewer, Response):
-        return viewer
-    form = await checked_form(request, viewer)
-    if isinstance(form, Response):
-        return form
     runtime = runtime_of(request)
-    try:
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
         async with runtime.db.write() as session:
-            await replay_delivery(
-                session,
-                delivery_id=delivery_id,
-                now=runtime.now(),
-                actor=viewer.principal.actor,
-                request_id=request_id_of(request) or None,
-            )
-    except ApiError as error:
+            ctx = write_context(request, viewer.principal)
+            await replay_delivery(session, ctx, delivery_id)
+        return see_other("/dashboard/webhooks?done=replayed")
+
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
         return await render_webhooks(
-            request, viewer, problem=error.message, status_code=error.status_code
+            request, viewer, problem=refused.message, status_code=refused.status_code
         )
-    return see_other("/dashboard/webhooks?done=replayed")
+
+    return await form_action(request, again, run, role="admin")

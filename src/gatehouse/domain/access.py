@@ -1,4 +1,5 @@
-"""Which tenant writes an application's state allows (spec 1 §3.2, §4; CONTRACT §6).
+"""Which tenant writes an application's state allows (docs/reference/tenant-api.md §3.2, §5;
+docs/reference/tenant-api.md).
 
 - An erased application refuses every write with 410, except member
   removal, which fails validation with 400 (erasure cleared the roster).
@@ -11,6 +12,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 
 class Operation(StrEnum):
@@ -32,8 +34,8 @@ class Refusal(StrEnum):
 ALLOWED_WHILE_SUSPENDED = frozenset({Operation.LOCK, Operation.REMOVE_MEMBER})
 ALLOWED_WHILE_LOCKED = frozenset({Operation.LOCK, Operation.UNLOCK, Operation.REMOVE_MEMBER})
 
-ACCESS_LOCKED = "locked"
-ACCESS_UNLOCKED = "unlocked"
+ACCESS_LOCKED: Literal["locked"] = "locked"
+ACCESS_UNLOCKED: Literal["unlocked"] = "unlocked"
 
 
 def refusal_for(
@@ -49,6 +51,8 @@ def refusal_for(
     return None
 
 
-def access_state(locked: bool) -> str:
-    """`locked` or `unlocked`, as the lock and unlock routes answer (CONTRACT §1.3)."""
+def access_state(locked: bool) -> Literal["locked", "unlocked"]:
+    """`locked` or `unlocked`, as the lock and unlock routes answer
+    (docs/reference/tenant-api.md §5).
+    """
     return ACCESS_LOCKED if locked else ACCESS_UNLOCKED

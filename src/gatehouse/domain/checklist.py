@@ -1,4 +1,5 @@
-"""Intake configuration and checklist evaluation (spec 1 §2.5, §4.1, §4.13; CONTRACT §1.3, §4).
+"""Intake configuration and checklist evaluation (docs/reference/tenant-api.md §2.9, §5.1, §5.13;
+docs/reference/tenant-api.md §5; docs/reference/staff-api.md).
 
 An intake's checklist is a list of `{key, label, kind, required}` with kind
 `document`, `verification` or `form`; its form fields a list of
@@ -24,7 +25,10 @@ class ConfigurationError(ValueError):
     """An intake configuration breaks the rules; the message says which."""
 
 
-def _check_entry(entry: object, where: str, kind_field: str, kinds: Sequence[str]) -> str:
+def _check_entry(
+    entry: object, where: str, kind_field: str, kinds: Sequence[str]
+) -> tuple[str, Mapping[Any, Any]]:
+    """The entry's key and the entry itself, once it is a well-formed object."""
     if not isinstance(entry, Mapping):
         raise ConfigurationError(f"{where} must be an object")
     key = entry.get("key")
@@ -37,7 +41,7 @@ def _check_entry(entry: object, where: str, kind_field: str, kinds: Sequence[str
         raise ConfigurationError(f"{where}.{kind_field} must be one of {', '.join(kinds)}")
     if not isinstance(entry.get("required", True), bool):
         raise ConfigurationError(f"{where}.required must be a boolean")
-    return key
+    return key, entry
 
 
 def _check_list(
@@ -49,12 +53,11 @@ def _check_list(
         raise ConfigurationError(f"{name} must be a list")
     keys: set[str] = set()
     cleaned: list[dict[str, Any]] = []
-    for index, entry in enumerate(entries):
-        key = _check_entry(entry, f"{name}[{index}]", kind_field, kinds)
+    for index, item in enumerate(entries):
+        key, entry = _check_entry(item, f"{name}[{index}]", kind_field, kinds)
         if key in keys:
             raise ConfigurationError(f"{name}[{index}].key repeats {key!r}")
         keys.add(key)
-        assert isinstance(entry, Mapping)
         cleaned.append(
             {
                 "key": key,
@@ -77,7 +80,9 @@ def validate_form_fields(entries: object) -> list[dict[str, Any]]:
 
 
 def is_usable_configuration(checklist: object, form_fields: object) -> bool:
-    """Whether an attached intake can take new applications (spec 1 §4.1 rule 4)."""
+    """Whether an attached intake can take new applications (docs/reference/tenant-api.md
+    §5.1 rule 4).
+    """
     try:
         validate_checklist(checklist)
         validate_form_fields(form_fields)
@@ -87,7 +92,7 @@ def is_usable_configuration(checklist: object, form_fields: object) -> bool:
 
 
 def sort_key(order: int | None, position: int) -> tuple[int, int]:
-    """Intake order: by `order` with null as zero, ties by creation (CONTRACT §1.1)."""
+    """Intake order: by `order` with null as zero, ties by creation (README.md §2.1)."""
     return (order if isinstance(order, int) else 0, position)
 
 
@@ -101,11 +106,11 @@ class Evidence:
 
 
 def evaluate(checklist: Sequence[Mapping[str, Any]], evidence: Evidence) -> list[dict[str, Any]]:
-    """Each item with `satisfied` and `satisfiedAt` (CONTRACT §1.3 checklist).
+    """Each item with `satisfied` and `satisfiedAt` (docs/reference/tenant-api.md §5 checklist).
 
     `document`: an uploaded document whose type equals the key; `form`: the
     application was submitted; `verification`: a linked verification
-    customer is Accepted (CONTRACT §3).
+    customer is Accepted (docs/reference/verification.md).
     """
     evaluated: list[dict[str, Any]] = []
     for item in checklist:

@@ -1,4 +1,4 @@
-"""Decision requests and decision-history entries (spec 1 §2.3 `decision`, §4.12; CONTRACT §4).
+"""Decision requests and decision-history entries (docs/reference/tenant-api.md §5.12).
 
 A staff decision names an `action`, an optional applicant-visible `comment`
 and, to reject, a `rejectionReason`. Each allowed move writes one history
@@ -11,7 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from gatehouse.domain.status import CaseState, DecisionMove, InvalidInput, decide
+from gatehouse.domain.status import (
+    NEEDS_INFO,
+    CaseState,
+    DecisionMove,
+    HistoryAction,
+    InvalidInput,
+    decide,
+)
 
 MAX_COMMENT = 4000
 MAX_REJECTION_REASON = 2000
@@ -74,4 +81,12 @@ def needs_info_entry(
     from_status: str, *, actor_id: str, actor_role: str, comment: str | None, at: datetime
 ) -> HistoryEntry:
     """The history entry of a staff move to needs_info (an information request)."""
-    return HistoryEntry("needs_info", from_status, "needs_info", actor_role, actor_id, comment, at)
+    return HistoryEntry(
+        action=HistoryAction.NEEDS_INFO,
+        from_status=from_status,
+        to_status=NEEDS_INFO,
+        by_role=actor_role,
+        by_staff_id=actor_id,
+        comment=comment,
+        at=at,
+    )

@@ -1,4 +1,4 @@
-"""Pure construction of event `data` (spec 2 §2.2, §6.1; CONTRACT §2.2).
+"""Pure construction of event `data` (docs/reference/webhooks.md §5.2).
 
 The outbox adds the common fields `clientId`, `externalRef` and `sequence`;
 these functions build the rest: `status`, `previousStatus` (null on
@@ -12,15 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gatehouse.domain.event_types import EventType
 from gatehouse.domain.info_requests import open_items
+from gatehouse.domain.status import HistoryAction
 
-# Decision events and the `action` each carries (CONTRACT §2.2).
-DECISION_EVENT_ACTIONS = {
-    "application.decision.proposed": "approve",
-    "application.decision.approved": "approved",
-    "application.decision.proposal_rejected": "proposal_rejected",
-    "application.decision.rejected": "reject",
-    "application.decision.hold": "hold",
+# Decision events and the `action` each carries (docs/reference/webhooks.md §5.2).
+DECISION_EVENT_ACTIONS: dict[str, HistoryAction] = {
+    EventType.DECISION_PROPOSED: HistoryAction.APPROVE,
+    EventType.DECISION_APPROVED: HistoryAction.APPROVED,
+    EventType.DECISION_PROPOSAL_REJECTED: HistoryAction.PROPOSAL_REJECTED,
+    EventType.DECISION_REJECTED: HistoryAction.REJECT,
+    EventType.DECISION_HOLD: HistoryAction.HOLD,
 }
 
 
@@ -61,7 +63,7 @@ def decision(
         "actorRole": actor_role,
         "comment": comment,
     }
-    if event_type == "application.decision.rejected":
+    if event_type == EventType.DECISION_REJECTED:
         data["rejectionReason"] = rejection_reason
     return data
 
@@ -77,7 +79,7 @@ def info_request(
     items: Sequence[ItemSummary],
 ) -> dict[str, Any]:
     """Information-request events: requestId, requestSeq, round, openItems, comment,
-    items [{itemId, type, prompt}] in the order staff listed them (CONTRACT §6)."""
+    items [{itemId, type, prompt}] in the order staff listed them."""
     return {
         "status": status,
         "previousStatus": previous_status,

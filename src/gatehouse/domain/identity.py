@@ -1,4 +1,4 @@
-"""Applicant identity and provisioning input rules (spec 1 §4.1, §4.2).
+"""Applicant identity and provisioning input rules (docs/reference/tenant-api.md §5.1, §5.2).
 
 Pure functions: normalisation of the provisioning fields, the identity key
 the unique constraint enforces, the externalRef conflict rule, and the
@@ -7,19 +7,21 @@ redirectPath allow-list.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gatehouse.domain.normalize import cut_text, normalize_email
 
-# spec 1 §4.2: any other redirectPath is ignored.
+# docs/reference/tenant-api.md §5.2: any other redirectPath is ignored.
 REDIRECT_PATHS = frozenset(
     {"/upload-documents", "/status", "/form-parser", "/dashboard", "/requests"}
 )
 
 
 class InvalidEmail(ValueError):
-    """The email breaks spec 1 §4.1: trimmed, lowercased, contains `@`, at most 320."""
+    """The email breaks docs/reference/tenant-api.md §5.1: trimmed, lowercased, contains `@`,
+    at most 320.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +29,7 @@ class Applicant:
     """Normalised provisioning input.
 
     `external_ref` is None when absent or empty after trimming; `company_name`
-    defaults to the email (spec 1 §4.1).
+    defaults to the email (docs/reference/tenant-api.md §5.1).
     """
 
     email: str
@@ -52,16 +54,22 @@ ERASED_PREFIX = "erased:"
 def erased_identity(identity: str, pseudonymize: Callable[[str], str]) -> str:
     """What an erased application keeps of its identity: a keyed pseudonym.
 
-    It still blocks re-provisioning the same identity (410, spec 1 §4.1 rule 6)
+    It still blocks re-provisioning the same identity (410, docs/reference/tenant-api.md §5.1 rule
+    6)
     without keeping the email or externalRef in clear.
     """
     return ERASED_PREFIX + pseudonymize(identity)
 
 
+def erased_identity_candidates(digests: Iterable[str]) -> list[str]:
+    """Every pseudonym an erased identity may carry: one per digest of the key ring."""
+    return [ERASED_PREFIX + digest for digest in digests]
+
+
 def normalize_applicant(
     email: object, external_ref: str | None = None, company_name: str | None = None
 ) -> Applicant:
-    """Normalise the fields of spec 1 §4.1; raises InvalidEmail."""
+    """Normalise the fields of docs/reference/tenant-api.md §5.1; raises InvalidEmail."""
     normalized = normalize_email(email)
     if normalized is None:
         raise InvalidEmail("email must contain @ and be at most 320 characters")
@@ -76,7 +84,9 @@ def is_bound_to_other_email(applicant_email: str | None, email: str) -> bool:
 
 
 def allowed_redirect(path: object) -> str | None:
-    """The redirectPath when it is on the allow-list of spec 1 §4.2, else None."""
+    """The redirectPath when it is on the allow-list of docs/reference/tenant-api.md
+    §5.2, else None.
+    """
     if isinstance(path, str) and path in REDIRECT_PATHS:
         return path
     return None

@@ -1,4 +1,4 @@
-"""Information requests and their items (spec 1 §2.4, §3.3; CONTRACT §4, §6).
+"""Information requests and their items (docs/reference/tenant-api.md §2.4, staff-api.md §6.4).
 
 Request states: open, responded, closed, cancelled. Item states: open,
 answered, accepted, reopened. While a request is active (neither closed nor
@@ -11,32 +11,64 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
+from gatehouse.domain.event_types import EventType
 from gatehouse.domain.status import InvalidInput, MoveNotAllowed
 
-REQUEST_OPEN = "open"
-REQUEST_RESPONDED = "responded"
-REQUEST_CLOSED = "closed"
-REQUEST_CANCELLED = "cancelled"
 
-ITEM_OPEN = "open"
-ITEM_ANSWERED = "answered"
-ITEM_ACCEPTED = "accepted"
-ITEM_REOPENED = "reopened"
+class RequestState(StrEnum):
+    """An information request's `status`."""
 
-ITEM_TYPES = ("question", "field", "document")
-OWED_ITEM_STATES = frozenset({ITEM_OPEN, ITEM_REOPENED})
-ACTIVE_REQUEST_STATES = frozenset({REQUEST_OPEN, REQUEST_RESPONDED})
+    OPEN = "open"
+    RESPONDED = "responded"
+    CLOSED = "closed"
+    CANCELLED = "cancelled"
+
+
+class ItemState(StrEnum):
+    """An item's `status`."""
+
+    OPEN = "open"
+    ANSWERED = "answered"
+    ACCEPTED = "accepted"
+    REOPENED = "reopened"
+
+
+class ItemType(StrEnum):
+    """What an item asks for."""
+
+    QUESTION = "question"
+    FIELD = "field"
+    DOCUMENT = "document"
+
+
+REQUEST_OPEN = RequestState.OPEN
+REQUEST_RESPONDED = RequestState.RESPONDED
+REQUEST_CLOSED = RequestState.CLOSED
+REQUEST_CANCELLED = RequestState.CANCELLED
+
+ITEM_OPEN = ItemState.OPEN
+ITEM_ANSWERED = ItemState.ANSWERED
+ITEM_ACCEPTED = ItemState.ACCEPTED
+ITEM_REOPENED = ItemState.REOPENED
+
+ITEM_TYPES: tuple[str, ...] = tuple(ItemType)
+# Items requiring applicant action (`openItems`): open and reopened.
+OWED_ITEM_STATES: frozenset[str] = frozenset({ItemState.OPEN, ItemState.REOPENED})
+# Requests still being worked on (the application's current request is one of these).
+ACTIVE_REQUEST_STATES: frozenset[str] = frozenset({RequestState.OPEN, RequestState.RESPONDED})
 
 MAX_ITEMS = 50
 MAX_PROMPT = 2000
 MAX_COMMENT = 4000
 MAX_ANSWER = 10000
 
-EVENT_RAISED = "application.info_request.raised"
-EVENT_RESPONDED = "application.info_request.responded"
-EVENT_CLOSED = "application.info_request.closed"
+EVENT_RAISED = EventType.INFO_REQUEST_RAISED
+EVENT_RESPONDED = EventType.INFO_REQUEST_RESPONDED
+EVENT_CLOSED = EventType.INFO_REQUEST_CLOSED
+EVENT_REMINDER = EventType.INFO_REQUEST_REMINDER
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +93,7 @@ def _text(value: object, field: str, limit: int) -> str:
 
 
 def new_request(comment: object, items: object) -> NewRequest:
-    """Validate a staff request body `{comment, items: [{type, prompt}]}` (CONTRACT §4)."""
+    """Validate a staff request body `{comment, items: [{type, prompt}]}`."""
     checked_comment = _text(comment, "comment", MAX_COMMENT)
     if not isinstance(items, list) or not items:
         raise InvalidInput("items must be a nonempty list.", field="items")
@@ -77,17 +109,17 @@ def new_request(comment: object, items: object) -> NewRequest:
                 f"type must be one of {', '.join(ITEM_TYPES)}.", field=f"items.{index}.type"
             )
         prompt = _text(item.get("prompt"), f"items.{index}.prompt", MAX_PROMPT)
-        checked.append(NewItem(str(item_type), prompt))
-    return NewRequest(checked_comment, tuple(checked))
+        checked.append(NewItem(type=str(item_type), prompt=prompt))
+    return NewRequest(comment=checked_comment, items=tuple(checked))
 
 
 def open_items(item_states: Iterable[str]) -> int:
-    """Items requiring applicant action: open and reopened (spec 1 §2.4 `openItems`)."""
+    """Items requiring applicant action: open and reopened (`openItems`)."""
     return sum(1 for s in item_states if s in OWED_ITEM_STATES)
 
 
 def answered_items(item_states: Iterable[str]) -> int:
-    """Answered items awaiting staff review (spec 1 §2.4 `answeredItems`)."""
+    """Answered items awaiting staff review (`answeredItems`)."""
     return sum(1 for s in item_states if s == ITEM_ANSWERED)
 
 
@@ -135,6 +167,16 @@ def reopen_item(request_status: str, item_status: str) -> str:
             f"Only an answered or accepted item can be reopened; this one is {item_status}."
         )
     return ITEM_REOPENED
+
+
+def check_reminder(request_status: str, item_states: Iterable[str]) -> None:
+    """A reminder is for an open request whose applicant still owes answers
+    (docs/reference/staff-api.md §12.5); anything else is 400 failed-precondition."""
+    if request_status != REQUEST_OPEN or not open_items(item_states):
+        raise MoveNotAllowed(
+            "Only an open request with items the applicant still owes can be reminded about; "
+            f"this one is {request_status}."
+        )
 
 
 def close_request(request_status: str) -> str:

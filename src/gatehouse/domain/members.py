@@ -1,4 +1,4 @@
-"""Members and ownership (spec 1 §4.6-§4.8; CONTRACT §1.3).
+"""Members and ownership (docs/reference/tenant-api.md §5.6, §5.8; docs/reference/tenant-api.md §5).
 
 An application has at most 20 members. The original applicant joins with
 role `applicant`, everyone added later with role `teammate`. Ownership is
@@ -11,13 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gatehouse.errors import FAILED_PRECONDITION, GatehouseError
+
 MAX_MEMBERS = 20
 ROLE_APPLICANT = "applicant"
 ROLE_TEAMMATE = "teammate"
 
 
-class MemberRuleError(ValueError):
+class MemberRuleError(GatehouseError):
     """A membership rule refused the change (answered 400 failed-precondition)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(FAILED_PRECONDITION, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +57,13 @@ def role_for(email: str, applicant_email: str | None) -> str:
 
 
 def check_room_for_one_more(member_count: int) -> None:
-    """The 20-member cap (spec 1 §4.7, §4.1 rule 4)."""
+    """The 20-member cap (docs/reference/tenant-api.md §5.7, §5.1 rule 4)."""
     if member_count >= MAX_MEMBERS:
         raise MemberRuleError(f"The application already has {MAX_MEMBERS} members.")
 
 
 def plan_removal(roster: Roster, uid: str, new_owner_uid: str | None) -> str | None:
-    """Validate removing `uid`; returns the owner afterwards (spec 1 §4.8).
+    """Validate removing `uid`; returns the owner afterwards (docs/reference/tenant-api.md §5.8).
 
     Removing a nonmember (also a repeat removal) is refused; removing the
     current owner requires `new_owner_uid` naming another existing member.
@@ -76,7 +81,7 @@ def plan_removal(roster: Roster, uid: str, new_owner_uid: str | None) -> str | N
 
 
 def link_recipient(roster: Roster, email: str | None) -> str:
-    """The member a reissued sign-in link is for (spec 1 §4.6).
+    """The member a reissued sign-in link is for (docs/reference/tenant-api.md §5.6).
 
     `email` (already normalised) must name an existing member; None selects
     the current owner, falling back to the original applicant.

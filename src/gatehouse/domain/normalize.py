@@ -1,4 +1,6 @@
-"""Normalisation rules of spec 1 §4.1 shared by every surface (CONTRACT §1.1)."""
+"""Normalisation rules of docs/reference/tenant-api.md §5.1 shared by every surface
+(README.md §2.1).
+"""
 
 from __future__ import annotations
 

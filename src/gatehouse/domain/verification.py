@@ -1,8 +1,10 @@
-"""Rules of the verification callback interface (spec 3; CONTRACT §3). Pure: no HTTP, no SQL.
+"""Rules of the verification callback interface (docs/reference/verification.md;
+docs/reference/verification.md). Pure: no HTTP, no SQL.
 
-Status codes and their names (spec 3 §3), which of them may be set and sent,
-document types (snake_case on this interface, spec 3 §2), the callback
-payload (spec 3 §2), the retry schedule (spec 3 §6; CONTRACT §3) and the
+Status codes and their names (docs/reference/verification.md §3), which of them may be set and sent,
+document types (snake_case on this interface, docs/reference/verification.md §5.1), the callback
+payload (docs/reference/verification.md §5.1), the retry schedule (docs/reference/verification.md
+§5.2; docs/reference/verification.md) and the
 expiry rules of the sweep.
 """
 
@@ -39,6 +41,10 @@ STATUS_NAMES: dict[int, str] = {
     DUPLICATE: "Duplicate",
 }
 
+# The range of status codes a client may name (a filter, a status change).
+LOWEST_STATUS = min(STATUS_NAMES)
+HIGHEST_STATUS = max(STATUS_NAMES)
+
 # Spec 3 §3 "Emitted: yes"; the reserved codes 1, 3, 4 and 8 are never set nor sent.
 EMITTED_STATUSES: frozenset[int] = frozenset(
     {DRAFT, PENDING, ACCEPTED, REJECTED, CONFLICT, DUPLICATE}
@@ -67,7 +73,8 @@ MAX_ATTEMPTS = 1 + len(RETRY_DELAYS_SECONDS)
 EXPIRY_WARNING_WINDOW = timedelta(days=30)
 MIN_PASSPHRASE_LENGTH = 6
 
-# The payload keys of spec 3 §2, in order; `passphrase` is added at send time.
+# The payload keys of docs/reference/verification.md §5.1, in order; `passphrase` is added at send
+# time.
 PAYLOAD_KEYS = (
     "id",
     "uuid",
@@ -86,7 +93,7 @@ def status_name(code: int) -> str:
 
 
 def is_settable(code: object) -> bool:
-    """Staff may set only the emitted codes 2, 5, 6, 7, 9, 10 (CONTRACT §4)."""
+    """Staff may set only the emitted codes 2, 5, 6, 7, 9, 10 (docs/reference/staff-api.md)."""
     return type(code) is int and code in EMITTED_STATUSES
 
 
@@ -112,9 +119,10 @@ class CustomerFacts:
 def callback_payload(
     customer: CustomerFacts, event: str, expiry_warning_for: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """The body of spec 3 §2 without `passphrase` (added by `with_passphrase`).
+    """The body of docs/reference/verification.md §5.1 without `passphrase` (added by
+    `with_passphrase`).
 
-    `expiryWarningFor` is `[]` except on `expiry_warning` (CONTRACT §3).
+    `expiryWarningFor` is `[]` except on `expiry_warning` (docs/reference/verification.md).
     """
     if event not in EVENTS:
         raise ValueError(f"unknown event {event!r}")
@@ -134,7 +142,7 @@ def callback_payload(
 
 
 def with_passphrase(payload: dict[str, Any], passphrase: str) -> dict[str, Any]:
-    """The full body of spec 3 §2, keys in the spec's order."""
+    """The full body of docs/reference/verification.md §5.1, keys in the spec's order."""
     body = {key: payload[key] for key in PAYLOAD_KEYS if key != "passphrase"}
     body["passphrase"] = passphrase
     return body
@@ -160,7 +168,9 @@ class DocumentState:
 
 
 def needs_warning(document: DocumentState, now: datetime) -> bool:
-    """30 days or less before expiry, not yet expired, not yet warned (spec 3 §6)."""
+    """30 days or less before expiry, not yet expired, not yet warned
+    (docs/reference/verification.md §5.2).
+    """
     if document.warning_sent or document.expires_at <= now:
         return False
     return document.expires_at - now <= EXPIRY_WARNING_WINDOW

@@ -1,4 +1,4 @@
-"""The applicant portal's JSON routes and link redemption (CONTRACT §5, §6).
+"""The applicant portal's JSON routes and link redemption (docs/reference/portal.md §3, §7).
 
 `POST /portal/login/{token}` consumes a sign-in link and starts the cookie
 session (the GET interstitial belongs to the pages). The `/portal/api/*`
@@ -10,67 +10,42 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from starlette.datastructures import UploadFile
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 
-from gatehouse.dashboard.rendering import PAGE_HEADERS, TEMPLATES_DIR, render
-from gatehouse.http.auth import runtime_of
-from gatehouse.http.body import body_schema, parse_body
-from gatehouse.http.dependencies import RuntimeDep
-from gatehouse.http.errors import INVALID_ARGUMENT, ApiError, invalid_argument, request_id_of
-from gatehouse.http.responses import json_response
-from gatehouse.services import application_reads, documents, portal_actions
-from gatehouse.services import applications_repo as repo
-from gatehouse.services.portal_sessions import (
-    SESSION_COOKIE,
-    LinkUnusable,
+from gatehouse.applicants import service as portal_actions
+from gatehouse.applicants.sessions import LinkUnusable, end_session, redeem_link
+from gatehouse.applications.queries import rows as repo
+from gatehouse.applications.schemas import info_request_view
+from gatehouse.applications.service import reads as application_reads
+from gatehouse.documents import service as documents
+from gatehouse.errors import INVALID_ARGUMENT, GatehouseError, invalid_argument
+from gatehouse.portal.pages import render_link_invalid
+from gatehouse.portal.session_http import (
     PortalUser,
-    check_origin,
-    cookie_is_secure,
-    end_session,
-    redeem_link,
+    end_session_cookie,
+    start_session_cookie,
 )
-from gatehouse.services.views import info_request_view
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.browser import check_origin
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import RuntimeDep
+from gatehouse.web.errors import request_id_of
+from gatehouse.web.responses import json_response
 
 router = APIRouter(tags=["portal"])
-
-LINK_INVALID_TEMPLATE = "portal/link_invalid.html"
-# Multipart framing around the file: room for the `type` field and boundaries.
-MULTIPART_OVERHEAD = 64 * 1024
-
-_LINK_INVALID_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Link no longer valid</title></head>
-<body><main><h1>This link is no longer valid</h1>
-<p>Sign-in links work once and only for a limited time.</p>
-<p>Go back to the service that sent you here and ask for a new link.</p></main></body></html>
-"""
-
-
-def _link_invalid(request: Request) -> Response:
-    """410 with a page that does not say why (used, expired, revoked or locked)."""
-    if (TEMPLATES_DIR / LINK_INVALID_TEMPLATE).is_file():
-        return render(request, LINK_INVALID_TEMPLATE, {"me": None}, status_code=410)
-    return HTMLResponse(_LINK_INVALID_HTML, status_code=410, headers=PAGE_HEADERS)
 
 
 @router.post("/portal/login/{token}", include_in_schema=False)
 async def redeem(token: str, request: Request, runtime: RuntimeDep) -> Response:
-    """Consume the link, start a session, 303 to the landing page (CONTRACT §5)."""
+    """Consume the link, start a session, 303 to the landing page (portal.md §3, §4)."""
     check_origin(request, runtime.settings)
     try:
         redemption = await redeem_link(runtime, token, request_id_of(request))
     except LinkUnusable:
-        return _link_invalid(request)
+        return render_link_invalid(request)
     response = RedirectResponse(redemption.location, status_code=303)
     response.headers["Cache-Control"] = "no-store"
-    response.set_cookie(
-        SESSION_COOKIE,
-        redemption.session_token,
-        max_age=int((redemption.expires_at - runtime.now()).total_seconds()),
-        path="/portal",
-        secure=cookie_is_secure(runtime.settings),
-        httponly=True,
-        samesite="lax",
-    )
+    start_session_cookie(response, runtime, redemption.session_token, redemption.expires_at)
     return response
 
 
@@ -84,9 +59,7 @@ async def me(user: PortalUser, runtime: RuntimeDep) -> Response:
 async def submit(request: Request, user: PortalUser, runtime: RuntimeDep) -> Response:
     """Submit the application (once); answers the `me` shape."""
     async with runtime.db.write() as session:
-        result = await portal_actions.submit(
-            session, user, at=runtime.now(), request_id=request_id_of(request)
-        )
+        result = await portal_actions.submit(session, write_context(request, user), user)
     return json_response(200, result)
 
 
@@ -95,15 +68,14 @@ async def save_form(request: Request, user: PortalUser, runtime: RuntimeDep) -> 
     """Save the form draft `{companyName?, fields: {…}}` → 200 `{companyName, fields}`."""
     body = await parse_body(request, portal_actions.FormBody)
     async with runtime.db.write() as session:
-        result = await portal_actions.save_form_draft(
-            session, user, body, at=runtime.now(), request_id=request_id_of(request)
-        )
+        ctx = write_context(request, user)
+        result = await portal_actions.save_form_draft(session, ctx, user, body)
     return json_response(200, result)
 
 
 @router.get("/portal/api/info-requests")
 async def list_info_requests(user: PortalUser, runtime: RuntimeDep) -> Response:
-    """The application's information requests, highest seq first (spec 1 §2.4 shape)."""
+    """The application's information requests, highest seq first (tenant-api.md §2.8 shape)."""
     async with runtime.db.read() as session:
         requests = await repo.info_requests_of(session, user.application_id)
         items = await repo.items_of(session, [r.id for r in requests])
@@ -123,12 +95,11 @@ async def answer(
     async with runtime.db.write() as session:
         result = await portal_actions.answer_item(
             session,
+            write_context(request, user),
             user,
             request_id=request_id,
             item_id=item_id,
             body=body,
-            at=runtime.now(),
-            service_request_id=request_id_of(request),
         )
     return json_response(200, result)
 
@@ -141,37 +112,23 @@ async def list_documents(user: PortalUser, runtime: RuntimeDep) -> Response:
     return json_response(200, {"data": [application_reads.document_view(d) for d in rows]})
 
 
-async def _read_capped_body(request: Request, cap: int, limit: int) -> None:
-    """Read the body once, refusing it (413) as soon as it outgrows `cap`."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
-        raise documents.too_large(limit)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise documents.too_large(limit)
-        chunks.append(chunk)
-    # Starlette's form parser reads the body from here.
-    request._body = b"".join(chunks)
-
-
 @router.post("/portal/api/documents")
-async def upload_document(request: Request, user: PortalUser) -> Response:
-    """Multipart `type` and `file` → 201 document metadata (CONTRACT §5)."""
-    runtime = runtime_of(request)
-    limit = runtime.settings.upload_max_bytes
+async def upload_document(request: Request, user: PortalUser, runtime: RuntimeDep) -> Response:
+    """Multipart `type` and `file` → 201 document metadata (docs/reference/portal.md §7.7).
+
+    The edge bounds the body as it arrives (UPLOAD_MAX_BYTES and framing); the form parser
+    spools the file to disk past 1 MiB, and the documents service reads it from there in
+    segments: the upload is never held whole in memory (docs/documents.md §1).
+    """
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
         raise invalid_argument(
             "Send multipart/form-data with type and file.", "body", "expected multipart/form-data"
         )
-    await _read_capped_body(request, limit + MULTIPART_OVERHEAD, limit)
     try:
         form = await request.form(max_files=1, max_fields=10)
     except Exception:
-        raise ApiError(
+        raise GatehouseError(
             INVALID_ARGUMENT,
             "The multipart body is not valid.",
             details=[{"field": "body", "issue": "malformed multipart"}],
@@ -180,24 +137,14 @@ async def upload_document(request: Request, user: PortalUser) -> Response:
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise invalid_argument("file is required.", "file", "missing file")
-        content = await upload.read(limit + 1)
-        document_type, media = documents.check_upload(
-            form.get("type"), upload.content_type, len(content), limit
+        result = await documents.receive_upload(
+            runtime,
+            user,
+            request_id_of(request) or None,
+            documents.Upload(form.get("type"), upload.content_type, upload.filename, upload.file),
         )
-        filename = upload.filename
     finally:
         await form.close()
-    async with runtime.db.write() as session:
-        result = await documents.store_document(
-            session,
-            user,
-            document_type=document_type,
-            content_type=media,
-            filename=filename,
-            content=content,
-            at=runtime.now(),
-            request_id=request_id_of(request),
-        )
     return json_response(201, result)
 
 
@@ -206,11 +153,5 @@ async def logout(user: PortalUser, runtime: RuntimeDep) -> Response:
     """End the session on the server → 204; the cookie is cleared."""
     await end_session(runtime, user)
     response = json_response(204, None)
-    response.delete_cookie(
-        SESSION_COOKIE,
-        path="/portal",
-        secure=cookie_is_secure(runtime.settings),
-        httponly=True,
-        samesite="lax",
-    )
+    end_session_cookie(response, runtime)
     return response

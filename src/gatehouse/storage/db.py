@@ -2,17 +2,24 @@
 
 SQLite: WAL, busy_timeout and foreign keys on every connection; write
 transactions start with BEGIN IMMEDIATE so that a transaction which reads and
-then writes can never fail with "database is locked" (DESIGN.md, known traps).
+then writes can never fail with "database is locked" (docs/platform.md).
 Reads use a second engine whose transactions stay deferred, so readers never
 queue behind the write lock. Single-statement reads (`fetch_all`) skip
 aiosqlite and run on a synchronous engine in one worker-thread call
-(storage/sqlite_reads.py, issue 8).
+(storage/sqlite_reads.py). The database file and its -wal and -shm files are
+readable by their owner only (mode 0600, `protect_sqlite_file`).
+
+Every engine hides statement parameters (`hide_parameters`): errors and logs
+show the SQL, never the values in it (docs/platform.md, "Operations").
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, event
@@ -27,7 +34,15 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.base import Executable
 
+from gatehouse.storage.prepared import (
+    PostgresRunner,
+    PreparedRead,
+    SqliteRunner,
+    postgres_connect_args,
+)
 from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
+
+log = logging.getLogger("gatehouse.storage")
 
 READ_POOL_SIZE = 8
 READ_MAX_OVERFLOW = 8
@@ -56,6 +71,40 @@ def _refuse_in_memory(url: str) -> None:
         )
 
 
+SQLITE_FILE_MODE = 0o600
+
+
+def protect_sqlite_file(url: str) -> None:
+    """Make the SQLite database readable by its owner only, before SQLite opens it.
+
+    A missing file is created with mode 0600 (SQLite would create it with the umask's
+    default, usually world-readable); SQLite then gives the -wal and -shm files it
+    creates the database file's mode. Files left wider by an earlier version are
+    narrowed. A file this process does not own keeps its mode (logged).
+    """
+    parsed = make_url(url)
+    database = parsed.database or ""
+    if (
+        parsed.get_backend_name() != "sqlite"
+        or database in ("", ":memory:")
+        or database.startswith("file:")
+        or parsed.query.get("mode") == "memory"
+    ):
+        return
+    path = Path(database)
+    if not path.parent.is_dir():
+        return  # SQLite reports the missing folder
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, SQLITE_FILE_MODE))
+    for name in (database, f"{database}-wal", f"{database}-shm", f"{database}-journal"):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, SQLITE_FILE_MODE)
+        except FileNotFoundError:
+            continue
+        except PermissionError:
+            log.warning("cannot narrow the mode of a database file", extra={"file": name})
+
+
 def _sqlite_pragmas(engine: AsyncEngine, *, immediate: bool) -> None:
     sqlite_connection_setup(engine.sync_engine)
 
@@ -75,32 +124,49 @@ class Database:
         self._sqlite_reader: SqliteReader | None = None
         if self.is_sqlite:
             _refuse_in_memory(self.url)
+            protect_sqlite_file(self.url)
             self.write_engine = create_async_engine(
-                self.url, echo=echo, pool_size=1, max_overflow=0, pool_timeout=60
+                self.url,
+                echo=echo,
+                hide_parameters=True,
+                pool_size=1,
+                max_overflow=0,
+                pool_timeout=60,
             )
             self.read_engine = create_async_engine(
-                self.url, echo=echo, pool_size=READ_POOL_SIZE, max_overflow=READ_MAX_OVERFLOW
+                self.url,
+                echo=echo,
+                hide_parameters=True,
+                pool_size=READ_POOL_SIZE,
+                max_overflow=READ_MAX_OVERFLOW,
             )
             _sqlite_pragmas(self.write_engine, immediate=True)
             _sqlite_pragmas(self.read_engine, immediate=False)
             self._sqlite_reader = SqliteReader(
                 self.url, echo=echo, pool_size=READ_POOL_SIZE, max_overflow=READ_MAX_OVERFLOW
             )
+            self._prepared: SqliteRunner | PostgresRunner = SqliteRunner(
+                self.url, self._sqlite_reader.in_thread
+            )
         else:
             self.write_engine = create_async_engine(
                 self.url,
                 echo=echo,
+                hide_parameters=True,
                 # Idle connections kept: enough for the requests one process has in flight
                 # under load. Connections beyond it are opened and closed per checkout,
-                # which cost a connect and fresh prepared statements each (issue 8).
+                # which cost a connect and fresh prepared statements each (bench/RESULTS.md).
                 pool_size=POSTGRES_POOL_SIZE,
                 max_overflow=POSTGRES_MAX_OVERFLOW,
                 pool_pre_ping=False,
             )
             # Under READ COMMITTED every statement takes its own snapshot, so wrapping
             # reads in a transaction only adds BEGIN and COMMIT round trips: reads run
-            # in autocommit on the same pool (issue 8).
+            # in autocommit on the same pool (bench/RESULTS.md).
             self.read_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
+            self._prepared = PostgresRunner(
+                postgres_connect_args(self.write_engine.dialect, self.url)
+            )
         self._write = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = async_sessionmaker(self.read_engine, expire_on_commit=False)
 
@@ -142,6 +208,18 @@ class Database:
         async with self.read_engine.connect() as connection:
             return (await connection.execute(statement, params)).all()
 
+    async def fetch_prepared(
+        self, prepared: PreparedRead, params: Mapping[str, Any] | None = None
+    ) -> list[Any]:
+        """Every row of one prepared read (storage/prepared.py), as named tuples.
+
+        The same guarantees as `fetch_all` (one statement, autocommit, everything
+        committed before it is seen), without SQLAlchemy's per-execution work.
+        """
+        compiled = prepared.compiled(self.write_engine.dialect)
+        raw = await self._prepared.fetch(compiled, compiled.values(params or {}))
+        return compiled.rows(raw)
+
     @property
     def fetch_engine(self) -> Engine:
         """The (synchronous) engine whose events see `fetch_all`'s statements."""
@@ -150,6 +228,10 @@ class Database:
         return self.read_engine.sync_engine
 
     async def dispose(self) -> None:
+        if isinstance(self._prepared, PostgresRunner):
+            await self._prepared.close()
+        else:
+            self._prepared.close()
         await self.write_engine.dispose()
         if self.is_sqlite:
             await self.read_engine.dispose()
@@ -158,5 +240,6 @@ class Database:
 
 
 def null_pool_engine(url: str) -> AsyncEngine:
-    """An engine that keeps no connections (for CLI one-shots)."""
-    return create_async_engine(async_url(url), poolclass=NullPool)
+    """An engine that keeps no connections (for CLI one-shots and migrations)."""
+    protect_sqlite_file(url)
+    return create_async_engine(async_url(url), poolclass=NullPool, hide_parameters=True)

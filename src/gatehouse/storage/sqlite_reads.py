@@ -1,4 +1,4 @@
-"""Single-statement SQLite reads in one worker-thread call (issue 8).
+"""Single-statement SQLite reads in one worker-thread call (bench/RESULTS.md).
 
 Through aiosqlite every cursor operation of a read (BEGIN, execute, fetch,
 close, ROLLBACK) is its own hop to the driver's thread and its own wake-up of
@@ -16,9 +16,9 @@ using `Database.read()`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Row, make_url
@@ -28,6 +28,8 @@ from sqlalchemy.sql.base import Executable
 # threads only add contention; four let a read wait on disk while others run.
 READ_THREADS = 4
 THREAD_NAME = "gatehouse-sqlite-read"
+
+T = TypeVar("T")
 
 # What `Result.all()` returns for a statement of any shape (rows of any width).
 Rows: TypeAlias = Sequence[Row[*tuple[Any, ...]]]
@@ -59,6 +61,7 @@ class SqliteReader:
         self.engine = create_engine(
             sync_url,
             echo=echo,
+            hide_parameters=True,  # statement values never reach errors or logs
             pool_size=pool_size,
             max_overflow=max_overflow,
             # Connections move between the executor's threads (one at a time).
@@ -81,6 +84,13 @@ class SqliteReader:
             raise RuntimeError("the SQLite reader has been disposed")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._run, statement, params)
+
+    async def in_thread(self, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)` in one of the reader's threads."""
+        if self._closed:
+            raise RuntimeError("the SQLite reader has been disposed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, function, *args)
 
     async def dispose(self) -> None:
         """Refuse new reads, let running ones finish, then close every connection."""

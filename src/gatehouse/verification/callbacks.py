@@ -1,60 +1,37 @@
-"""The durable callback queue (spec 3 §6; CONTRACT §3).
+"""The durable callback queue (docs/reference/verification.md §5.4).
 
 `enqueue` writes one callback row in the caller's transaction, so a change and
 its callback commit together; the delivery worker (`delivery.py`) sends it.
 A client without a registered callback gets none. After the commit, the
-worker of this process is woken at once instead of waiting for its next poll.
+callback workers of this process are woken at once instead of waiting for
+their next poll (storage/leases.py `WakeChannel`).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import Session
 
 from gatehouse.domain.verification import CustomerFacts, callback_payload
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
+from gatehouse.storage.leases import WakeChannel
 from gatehouse.storage.tables.verification import (
     Customer,
     VerificationCallback,
     VerificationClient,
 )
-from gatehouse.timeutil import format_ts, utcnow
+from gatehouse.timeutil import format_ts
 
-__all__ = ["callback_view", "enqueue", "facts_of", "waker"]
+if TYPE_CHECKING:
+    from gatehouse.verification.schemas import CallbackRecord, CallbackStatus
 
-# One wake-up event per runtime (keyed by id: a Runtime is not hashable).
-_wakers: dict[int, asyncio.Event] = {}
+__all__ = ["CALLBACKS", "callback_view", "enqueue", "facts_of"]
 
-
-def waker(runtime: Runtime) -> asyncio.Event:
-    """The event that wakes this runtime's callback worker."""
-    wake = _wakers.get(id(runtime))
-    if wake is None:
-        wake = _wakers[id(runtime)] = asyncio.Event()
-    return wake
-
-
-def forget_waker(runtime: Runtime) -> None:
-    _wakers.pop(id(runtime), None)
-
-
-def _wake_after_commit(session: AsyncSession, runtime: Runtime) -> None:
-    if session.info.get("verification_wake"):
-        return
-    session.info["verification_wake"] = True
-
-    def on_commit(_sync_session: Session) -> None:
-        wake = _wakers.get(id(runtime))
-        if wake is not None:
-            wake.set()
-
-    event.listen(session.sync_session, "after_commit", on_commit, once=True)
+# Wakes the callback workers of this process when a transaction that queued one commits.
+CALLBACKS = WakeChannel("gatehouse_verification_callbacks")
 
 
 def facts_of(customer: Customer) -> CustomerFacts:
@@ -88,16 +65,16 @@ def enqueue(
         status="pending",
         attempts=0,
         attempts_log=[],
-        # Delivery runs on real time, whatever clock the business rules use.
-        next_attempt_at=utcnow(),
+        # Due at once, on the clock the worker reads (runtime.now()).
+        next_attempt_at=runtime.now(),
         created_at=runtime.now(),
     )
     session.add(row)
-    _wake_after_commit(session, runtime)
+    CALLBACKS.on_commit(session)
     return row
 
 
-def callback_view(row: VerificationCallback, customer_uuid: str | None) -> dict[str, Any]:
+def callback_view(row: VerificationCallback, customer_uuid: str | None) -> CallbackRecord:
     """The staff view of one callback: never the passphrase (it is not stored here)."""
     return {
         "callbackId": row.id,
@@ -106,7 +83,7 @@ def callback_view(row: VerificationCallback, customer_uuid: str | None) -> dict[
         "event": row.event,
         "newStatus": row.payload.get("newStatus"),
         "expiryWarningFor": row.payload.get("expiryWarningFor", []),
-        "status": row.status,
+        "status": cast("CallbackStatus", row.status),
         "attempts": row.attempts,
         "lastStatusCode": row.last_status_code,
         "lastError": row.last_error,

@@ -1,6 +1,7 @@
 """Verification clients: creation by staff, authentication, callback registration.
 
-Spec 3 §4 and §5; CONTRACT §3 and §4. A client's secret is shown once and kept
+docs/reference/verification.md §2, §4.1, §5.3; docs/reference/staff-api.md §8.1. A
+client's secret is shown once and kept
 as a keyed hash; its callback passphrase is kept encrypted (it travels back
 in every callback) and is never logged.
 """
@@ -9,21 +10,25 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse import audit
+from gatehouse.audit.context import WriteContext
 from gatehouse.domain.verification import MIN_PASSPHRASE_LENGTH
 from gatehouse.ids import random_token
+from gatehouse.outbound.url_safety import UnsafeUrl, check_url
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.verification import VerificationClient
 from gatehouse.timeutil import format_ts
-from gatehouse.webhooks.url_safety import UnsafeUrl, check_url_shape
+
+if TYPE_CHECKING:
+    from gatehouse.verification.schemas import VerificationClientView
 
 __all__ = [
     "CallbackRegistrationError",
+    "ClientPrincipal",
     "authenticate_client",
     "client_view",
     "create_client",
@@ -41,6 +46,22 @@ class CallbackRegistrationError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class ClientPrincipal:
+    """A verification client acting on `/verify` with its own credentials."""
+
+    uuid: str
+
+    @property
+    def actor(self) -> str:
+        return f"verification_client:{self.uuid}"
+
+    @property
+    def tenant_id(self) -> None:
+        """Verification clients belong to no tenant."""
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class RegistrationInput:
     client_uuid: str
     client_secret: str
@@ -48,12 +69,13 @@ class RegistrationInput:
     callback_passphrase: str
 
 
-def client_view(client: VerificationClient) -> dict[str, Any]:
+def client_view(client: VerificationClient) -> VerificationClientView:
     """The staff view of a client: never the secret or the passphrase."""
     return {
         "clientUuid": client.uuid,
         "name": client.name,
         "customerCreatedEvents": client.customer_created_events,
+        "sandbox": client.sandbox,
         "callbackUrl": client.callback_url,
         "callbackRegisteredAt": format_ts(client.callback_registered_at),
         "createdAt": format_ts(client.created_at),
@@ -63,42 +85,38 @@ def client_view(client: VerificationClient) -> dict[str, Any]:
 async def create_client(
     session: AsyncSession,
     runtime: Runtime,
+    ctx: WriteContext,
     *,
     name: str,
     customer_created_events: bool,
-    actor: str,
-    request_id: str | None,
+    sandbox: bool = False,
 ) -> dict[str, Any]:
-    """Create a client (CONTRACT §4): `{clientUuid, clientSecret, name}`, secret shown once."""
-    now = runtime.now()
+    """Create a client (staff-api.md §8.1): `{clientUuid, clientSecret, name}`, secret
+    shown once. A `sandbox` client may also drive its own customers (docs/sandbox.md)."""
+    now = ctx.now
     secret = random_token(SECRET_LENGTH)
     client = VerificationClient(
         uuid=str(uuid.uuid4()),
         name=name,
         secret_hash=runtime.crypto.hash_secret(secret),
         customer_created_events=customer_created_events,
+        sandbox=sandbox,
         created_at=now,
         updated_at=now,
     )
     session.add(client)
-    audit.record(
-        session,
-        at=now,
-        actor=actor,
-        action="verification.client.create",
-        target=client.uuid,
-        request_id=request_id,
-    )
+    ctx.audit(session, "verification.client.create", client.uuid)
     return {
         "clientUuid": client.uuid,
         "clientSecret": secret,
         "name": client.name,
         "customerCreatedEvents": client.customer_created_events,
+        "sandbox": client.sandbox,
         "createdAt": format_ts(now),
     }
 
 
-async def list_clients(session: AsyncSession) -> list[dict[str, Any]]:
+async def list_clients(session: AsyncSession) -> list[VerificationClientView]:
     rows = await session.scalars(
         select(VerificationClient).order_by(
             VerificationClient.created_at.desc(), VerificationClient.uuid.desc()
@@ -117,13 +135,16 @@ async def authenticate_client(
     return client if client is not None and matches else None
 
 
-def check_registration(runtime: Runtime, registration: RegistrationInput) -> None:
-    """Spec 3 §4 rules: an HTTPS callback (SSRF rules of CONTRACT §2.3, relaxed
-    by WEBHOOK_ALLOW_PRIVATE_URLS), a passphrase of at least 6 characters."""
+async def check_registration(runtime: Runtime, registration: RegistrationInput) -> None:
+    """The registration rules (docs/reference/verification.md §4.1): a callback URL that
+    passes every rule of a webhook receiver (outbound/url_safety.py: https, a public DNS
+    name on port 443, and every address it resolves to public; WEBHOOK_ALLOW_PRIVATE_URLS
+    relaxes them as for webhooks, without the lookup), a passphrase of at least 6
+    characters. Deliveries check the URL again, as webhook deliveries do."""
+    allow_private = runtime.settings.webhook_allow_private_urls
     try:
-        check_url_shape(
-            registration.callback_url,
-            allow_private=runtime.settings.webhook_allow_private_urls,
+        await check_url(
+            registration.callback_url, allow_private=allow_private, resolve=not allow_private
         )
     except UnsafeUrl as exc:
         raise CallbackRegistrationError(f"callbackUrl is not acceptable: {exc}.") from None
@@ -136,25 +157,19 @@ def check_registration(runtime: Runtime, registration: RegistrationInput) -> Non
 async def register_callback(
     session: AsyncSession,
     runtime: Runtime,
+    ctx: WriteContext,
     client: VerificationClient,
     registration: RegistrationInput,
-    *,
-    request_id: str | None,
 ) -> None:
-    """Store (or replace) the client's callback; the passphrase is encrypted at rest."""
-    check_registration(runtime, registration)
-    now = runtime.now()
+    """Store (or replace) the client's callback; the passphrase is encrypted at rest.
+
+    The registration has passed `check_registration` (outside the transaction: it looks
+    the callback's name up)."""
+    now = ctx.now
     client.callback_url = registration.callback_url
     client.callback_passphrase_encrypted = runtime.crypto.encrypt_text(
         registration.callback_passphrase
     )
     client.callback_registered_at = now
     client.updated_at = now
-    audit.record(
-        session,
-        at=now,
-        actor=f"verification_client:{client.uuid}",
-        action="verification.callback.register",
-        target=client.uuid,
-        request_id=request_id,
-    )
+    ctx.audit(session, "verification.callback.register", client.uuid)

@@ -1,6 +1,7 @@
 """Verification customers: creation and status changes by staff, retrieval by clients.
 
-Spec 3 §2, §3 and §6; CONTRACT §3 and §4. Every status change queues a
+docs/reference/verification.md §3, §5; docs/reference/staff-api.md §8.2, §8.3. Every
+status change queues a
 `customer_status_changed` callback in its own transaction; creation queues
 `customer_created` for clients that opted in.
 """
@@ -10,12 +11,12 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse import audit
+from gatehouse.audit.context import WriteContext
 from gatehouse.domain.verification import (
     ACCEPTED,
     EVENT_CREATED,
@@ -24,6 +25,7 @@ from gatehouse.domain.verification import (
     is_settable,
     status_name,
 )
+from gatehouse.errors import INVALID_ARGUMENT, NOT_FOUND, GatehouseError
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tables.verification import (
@@ -33,6 +35,13 @@ from gatehouse.storage.tables.verification import (
 )
 from gatehouse.timeutil import format_ts
 from gatehouse.verification.callbacks import enqueue
+
+if TYPE_CHECKING:
+    from gatehouse.verification.schemas import (
+        CustomerDocumentView,
+        RetrievedCustomer,
+        StaffCustomer,
+    )
 
 __all__ = [
     "CustomerInput",
@@ -45,16 +54,19 @@ __all__ = [
 ]
 
 
-class CustomerInputError(ValueError):
-    """Input that breaks a rule (400); `field` names the offending field."""
+class CustomerInputError(GatehouseError):
+    """Input that breaks a rule (400 invalid-argument); `field` names the offending field."""
 
     def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
+        super().__init__(INVALID_ARGUMENT, message, details=[{"field": field, "issue": message}])
 
 
-class CustomerNotFound(LookupError):
+class CustomerNotFound(GatehouseError):
     """No customer with that uuid (404)."""
+
+    def __init__(self, customer_uuid: str) -> None:
+        super().__init__(NOT_FOUND, "No such customer.")
+        self.customer_uuid = customer_uuid
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +84,13 @@ class CustomerInput:
     documents: tuple[DocumentInput, ...]
 
 
-def _documents_view(documents: list[CustomerDocument]) -> list[dict[str, Any]]:
+def _documents_view(documents: list[CustomerDocument]) -> list[CustomerDocumentView]:
     ordered = sorted(documents, key=lambda d: d.id)
     return [{"type": d.type, "expiresAt": format_ts(d.expires_at)} for d in ordered]
 
 
-def retrieval_view(customer: Customer, documents: list[CustomerDocument]) -> dict[str, Any]:
-    """Result retrieval (CONTRACT §3): exactly these fields."""
+def retrieval_view(customer: Customer, documents: list[CustomerDocument]) -> RetrievedCustomer:
+    """Result retrieval (docs/reference/verification.md): exactly these fields."""
     return {
         "id": customer.id,
         "uuid": customer.uuid,
@@ -91,18 +103,15 @@ def retrieval_view(customer: Customer, documents: list[CustomerDocument]) -> dic
     }
 
 
-def staff_customer_view(customer: Customer, documents: list[CustomerDocument]) -> dict[str, Any]:
+def staff_customer_view(customer: Customer, documents: list[CustomerDocument]) -> StaffCustomer:
     """The staff view: retrieval fields plus client, link, reason and creation time."""
-    view = retrieval_view(customer, documents)
-    view.update(
-        {
-            "clientUuid": customer.client_uuid,
-            "clientId": customer.application_id,
-            "reason": customer.status_reason,
-            "createdAt": format_ts(customer.created_at),
-        }
-    )
-    return view
+    return {
+        **retrieval_view(customer, documents),
+        "clientUuid": customer.client_uuid,
+        "clientId": customer.application_id,
+        "reason": customer.status_reason,
+        "createdAt": format_ts(customer.created_at),
+    }
 
 
 async def documents_of(session: AsyncSession, customer_id: int) -> list[CustomerDocument]:
@@ -115,14 +124,11 @@ async def documents_of(session: AsyncSession, customer_id: int) -> list[Customer
 
 
 async def create_customer(
-    session: AsyncSession,
-    runtime: Runtime,
-    data: CustomerInput,
-    *,
-    actor: str,
-    request_id: str | None,
-) -> dict[str, Any]:
-    """Create a customer in Pending (5) (CONTRACT §4), linked to `clientId` if given."""
+    session: AsyncSession, runtime: Runtime, ctx: WriteContext, data: CustomerInput
+) -> StaffCustomer:
+    """Create a customer in Pending (5) (docs/reference/staff-api.md), linked to
+    `clientId` if given.
+    """
     client = await session.get(VerificationClient, data.client_uuid)
     if client is None:
         raise CustomerInputError("No verification client has this clientUuid.", "clientUuid")
@@ -132,7 +138,7 @@ async def create_customer(
         if application is None or application.erased_at is not None:
             raise CustomerInputError("No application has this clientId.", "clientId")
         tenant_id = application.tenant_id
-    now = runtime.now()
+    now = ctx.now
     customer = Customer(
         uuid=str(uuid.uuid4()),
         client_uuid=client.uuid,
@@ -154,15 +160,12 @@ async def create_customer(
     await session.flush()
     if client.customer_created_events:
         enqueue(session, runtime, client, customer, EVENT_CREATED)
-    audit.record(
+    ctx.audit(
         session,
-        at=now,
-        actor=actor,
-        action="verification.customer.create",
-        target=customer.uuid,
+        "verification.customer.create",
+        customer.uuid,
+        data.application_id,
         tenant_id=tenant_id,
-        application_id=data.application_id,
-        request_id=request_id,
     )
     return staff_customer_view(customer, documents)
 
@@ -174,14 +177,12 @@ def _locked(statement: Select[Customer], runtime: Runtime) -> Select[Customer]:
 async def change_status(
     session: AsyncSession,
     runtime: Runtime,
+    ctx: WriteContext,
     customer_uuid: str,
     new_status: int,
     reason: str | None,
-    *,
-    actor: str,
-    request_id: str | None,
-) -> dict[str, Any]:
-    """Set a customer's status (codes 2, 5, 6, 7, 9, 10 only; CONTRACT §4).
+) -> StaffCustomer:
+    """Set a customer's status (codes 2, 5, 6, 7, 9, 10 only; docs/reference/staff-api.md).
 
     A change queues `customer_status_changed`; setting the current status
     again changes nothing and sends nothing (only the reason is kept).
@@ -193,11 +194,9 @@ async def change_status(
     )
     if customer is None:
         raise CustomerNotFound(customer_uuid)
-    now = runtime.now()
     if customer.status != new_status:
-        set_status(customer, new_status, now)
-        client = await session.get(VerificationClient, customer.client_uuid)
-        assert client is not None
+        set_status(customer, new_status, ctx.now)
+        client = await session.get_one(VerificationClient, customer.client_uuid)
         enqueue(session, runtime, client, customer, EVENT_STATUS_CHANGED)
     customer.status_reason = reason
     tenant_id = None
@@ -205,15 +204,12 @@ async def change_status(
         tenant_id = await session.scalar(
             select(Application.tenant_id).where(Application.id == customer.application_id)
         )
-    audit.record(
+    ctx.audit(
         session,
-        at=now,
-        actor=actor,
-        action=f"verification.customer.status.{new_status}",
-        target=customer.uuid,
+        f"verification.customer.status.{new_status}",
+        customer.uuid,
+        customer.application_id,
         tenant_id=tenant_id,
-        application_id=customer.application_id,
-        request_id=request_id,
     )
     return staff_customer_view(customer, await documents_of(session, customer.id))
 
@@ -227,7 +223,7 @@ def set_status(customer: Customer, new_status: int, now: datetime) -> None:
 
 async def customer_for_client(
     session: AsyncSession, client_uuid: str, customer_uuid: str
-) -> dict[str, Any] | None:
+) -> RetrievedCustomer | None:
     """Result retrieval: None for an unknown customer or another client's."""
     customer = await session.scalar(
         select(Customer).where(Customer.uuid == customer_uuid, Customer.client_uuid == client_uuid)
@@ -237,7 +233,7 @@ async def customer_for_client(
     return retrieval_view(customer, await documents_of(session, customer.id))
 
 
-async def customer_for_staff(session: AsyncSession, customer_uuid: str) -> dict[str, Any] | None:
+async def customer_for_staff(session: AsyncSession, customer_uuid: str) -> StaffCustomer | None:
     customer = await session.scalar(select(Customer).where(Customer.uuid == customer_uuid))
     if customer is None:
         return None

@@ -1,100 +1,120 @@
-"""The callback delivery worker (spec 3 §6; CONTRACT §3).
+"""The callback delivery worker (docs/reference/verification.md §5.4).
 
 One attempt, then at most 3 retries after nominal 10 s, 20 s and 40 s (times
 VERIFY_CALLBACK_BACKOFF_SCALE); 2xx is success; after the fourth failure the
 callback is `dropped` and stays recorded as such. Each attempt goes through
-the webhooks transport, so the SSRF rules and the 5 s / 10 s timeouts are
+the outbound transport, so the URL rules and the 5 s / 10 s timeouts are
 those of webhook deliveries. The passphrase is decrypted only to build the
 body of an attempt and is never logged.
 
-Work is claimed in a write transaction that marks rows `delivering` with a
-lease: `FOR UPDATE SKIP LOCKED` on PostgreSQL, the single writer on SQLite,
-so two workers never send the same attempt at once; a worker that dies
-leaves its rows to be reclaimed when the lease ends.
+A leased queue like webhook deliveries (storage/leases.py): a claim is one
+write transaction that marks due rows `delivering` until the lease ends
+(`FOR UPDATE SKIP LOCKED` on PostgreSQL, the single writer on SQLite), so two
+workers never send the same attempt at once, and a worker that dies leaves
+its rows to be reclaimed when the lease ends. The lease end fences the
+outcome: it is recorded only while the row still holds the lease it was sent
+under. Time is the runtime's clock (`runtime.now()`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import ColumnElement, and_, case, func, or_, select
 
+from gatehouse import metrics
 from gatehouse.domain.verification import retry_delay, with_passphrase
+from gatehouse.outbound.transport import PostResult, close_client, post_json
 from gatehouse.runtime import Runtime
+from gatehouse.storage.leases import Lease, claim_due, pause, seconds_until
 from gatehouse.storage.tables.verification import VerificationCallback, VerificationClient
-from gatehouse.timeutil import format_ts, utcnow
-from gatehouse.verification.callbacks import forget_waker, waker
-from gatehouse.webhooks.transport import PostResult, close_client, post_json
+from gatehouse.timeutil import format_ts
+from gatehouse.verification.callbacks import CALLBACKS
 
-__all__ = ["deliver_due", "run_callback_worker"]
+__all__ = ["deliver_due", "run_callback_worker", "sample_queue"]
 
 log = logging.getLogger("gatehouse.verification.delivery")
 
 USER_AGENT = "Gatehouse-Verification/1"
-BATCH = 50
+# Callbacks in flight at once: the worker claims more as soon as any attempt ends, so a
+# slow receiver holds one slot, never the others' callbacks.
+CONCURRENCY = 50
 LEASE = timedelta(seconds=60)
 IDLE_POLL_SECONDS = 1.0
 MAX_ERROR = 300
+# The `queue` label of this worker's metrics.
+QUEUE = "verification_callbacks"
 
 
 @dataclass(frozen=True, slots=True)
 class ClaimedCallback:
     id: str
     client_uuid: str
+    event: str
+    # The number of the attempt this claim makes (attempts recorded so far, plus one).
+    attempt: int
     payload: dict[str, Any]
     url: str | None
     passphrase_encrypted: str | None
+    lease_until: datetime
 
 
-def _due(now: datetime) -> Any:
+def _due(now: datetime) -> ColumnElement[bool]:
     return or_(
         and_(VerificationCallback.status == "pending", VerificationCallback.next_attempt_at <= now),
         and_(VerificationCallback.status == "delivering", VerificationCallback.lease_until <= now),
     )
 
 
-async def _claim(runtime: Runtime) -> list[ClaimedCallback]:
-    now = utcnow()
+async def _claim(runtime: Runtime, limit: int) -> list[ClaimedCallback]:
+    lease = Lease.take(runtime.now(), LEASE)
+    statement = claim_due(
+        VerificationCallback,
+        VerificationCallback.id,
+        _due(lease.taken_at),
+        order_by=[VerificationCallback.next_attempt_at, VerificationCallback.id],
+        limit=limit,
+        values={"status": "delivering", "lease_until": lease.until},
+    ).returning(
+        VerificationCallback.id,
+        VerificationCallback.client_uuid,
+        VerificationCallback.event,
+        VerificationCallback.attempts,
+        VerificationCallback.payload,
+    )
     async with runtime.db.write() as session:
-        statement = (
-            select(VerificationCallback)
-            .where(_due(now))
-            .order_by(VerificationCallback.next_attempt_at, VerificationCallback.id)
-            .limit(BATCH)
-        )
-        if not runtime.db.is_sqlite:
-            statement = statement.with_for_update(skip_locked=True)
-        rows = list(await session.scalars(statement))
+        rows = (await session.execute(statement)).all()
         if not rows:
             return []
-        client_uuids = {row.client_uuid for row in rows}
         clients = {
             client.uuid: client
             for client in await session.scalars(
-                select(VerificationClient).where(VerificationClient.uuid.in_(client_uuids))
-            )
-        }
-        claimed = []
-        for row in rows:
-            row.status = "delivering"
-            row.lease_until = now + LEASE
-            client = clients.get(row.client_uuid)
-            claimed.append(
-                ClaimedCallback(
-                    id=row.id,
-                    client_uuid=row.client_uuid,
-                    payload=dict(row.payload),
-                    url=client.callback_url if client else None,
-                    passphrase_encrypted=client.callback_passphrase_encrypted if client else None,
+                select(VerificationClient).where(
+                    VerificationClient.uuid.in_({row.client_uuid for row in rows})
                 )
             )
-        return claimed
+        }
+    claimed = []
+    for row in rows:
+        client = clients.get(row.client_uuid)
+        claimed.append(
+            ClaimedCallback(
+                id=row.id,
+                client_uuid=row.client_uuid,
+                event=row.event,
+                attempt=int(row.attempts) + 1,
+                payload=dict(row.payload),
+                url=client.callback_url if client else None,
+                passphrase_encrypted=client.callback_passphrase_encrypted if client else None,
+                lease_until=lease.until,
+            )
+        )
+    return claimed
 
 
 async def _attempt(runtime: Runtime, callback: ClaimedCallback) -> PostResult:
@@ -103,23 +123,27 @@ async def _attempt(runtime: Runtime, callback: ClaimedCallback) -> PostResult:
     passphrase = runtime.crypto.decrypt_text(callback.passphrase_encrypted)
     body = orjson.dumps(with_passphrase(callback.payload, passphrase))
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
+    # Only the status is read from the answer: no header and no body of it is used.
     return await post_json(
         callback.url,
         body,
         headers,
         allow_private=runtime.settings.webhook_allow_private_urls,
+        keep_body=0,
     )
 
 
-async def _record(runtime: Runtime, callback: ClaimedCallback, result: PostResult) -> None:
-    now = utcnow()
+async def _record(runtime: Runtime, callback: ClaimedCallback, result: PostResult) -> str | None:
+    """Record one attempt; what became of the callback (succeeded, retry, dropped), or None
+    when the outcome was stale."""
+    now = runtime.now()
     async with runtime.db.write() as session:
         statement = select(VerificationCallback).where(VerificationCallback.id == callback.id)
         if not runtime.db.is_sqlite:
             statement = statement.with_for_update()
         row = await session.scalar(statement)
-        if row is None or row.status != "delivering":
-            return
+        if row is None or row.status != "delivering" or row.lease_until != callback.lease_until:
+            return None  # the lease ended and the row was claimed again (or finished)
         row.attempts += 1
         error = (result.error or "")[:MAX_ERROR] or None
         entry = {
@@ -136,37 +160,61 @@ async def _record(runtime: Runtime, callback: ClaimedCallback, result: PostResul
             row.status = "succeeded"
             row.next_attempt_at = None
             row.completed_at = now
-            return
+            return "succeeded"
         delay = retry_delay(row.attempts, runtime.settings.verify_callback_backoff_scale)
         if delay is None:
             row.status = "dropped"
             row.next_attempt_at = None
             row.completed_at = now
-            log.warning(
-                "verification callback dropped",
-                extra={
-                    "callback_id": row.id,
-                    "client_uuid": row.client_uuid,
-                    "attempts": row.attempts,
-                },
-            )
-            return
+            return "dropped"
         row.status = "pending"
         row.next_attempt_at = now + timedelta(seconds=delay)
+        return "retry"
 
 
 async def _deliver(runtime: Runtime, callback: ClaimedCallback) -> None:
+    """One attempt and its record; never raises, so one callback cannot stop the others."""
     try:
         result = await _attempt(runtime, callback)
     except Exception as exc:  # an attempt never takes the worker down
         log.exception("verification callback attempt failed", extra={"callback_id": callback.id})
         result = PostResult(status=None, error=f"internal error: {type(exc).__name__}")
-    await _record(runtime, callback, result)
+    fields = {
+        "callback_id": callback.id,
+        "client_uuid": callback.client_uuid,
+        "event": callback.event,
+        "attempt": callback.attempt,
+    }
+    metrics.CALLBACK_ATTEMPT_SECONDS.observe(result.latency_ms / 1000)
+    log.info(
+        "verification callback attempt",
+        extra={
+            **fields,
+            "http_status": result.status,
+            "error": result.error,
+            "latency_ms": result.latency_ms,
+        },
+    )
+    try:
+        outcome = await _record(runtime, callback, result)
+    except Exception:
+        # Its own transaction rolled back alone; the row keeps its lease and is sent
+        # again when the lease ends.
+        log.exception(
+            "recording a verification callback failed; it goes out again when its lease ends",
+            extra={"callback_id": callback.id},
+        )
+        return
+    if outcome is None:
+        return
+    metrics.count_deliveries(QUEUE, outcome)
+    if outcome == "dropped":
+        log.warning("verification callback dropped", extra=fields)
 
 
 async def deliver_due(runtime: Runtime) -> int:
-    """Claim every due callback (one batch) and attempt each once; how many were tried."""
-    claimed = await _claim(runtime)
+    """Claim due callbacks (up to CONCURRENCY) and attempt each once; how many were tried."""
+    claimed = await _claim(runtime, CONCURRENCY)
     if claimed:
         await asyncio.gather(*(_deliver(runtime, callback) for callback in claimed))
     return len(claimed)
@@ -179,35 +227,79 @@ async def _seconds_to_next(runtime: Runtime, cap: float) -> float:
                 VerificationCallback.status == "pending"
             )
         )
-    if soonest is None:
-        return cap
-    return max(0.0, min(cap, (soonest - utcnow()).total_seconds()))
+    return seconds_until(soonest, runtime.now(), cap)
 
 
 async def run_callback_worker(
-    runtime: Runtime, stop: asyncio.Event, *, idle_seconds: float = IDLE_POLL_SECONDS
+    runtime: Runtime,
+    stop: asyncio.Event,
+    *,
+    idle_seconds: float = IDLE_POLL_SECONDS,
+    close_client_at_exit: bool = True,
 ) -> None:
-    """Deliver callbacks until `stop` is set (registered in `gatehouse.workers`)."""
-    wake = waker(runtime)
+    """Deliver callbacks until `stop` is set (registered in `gatehouse.workers`).
+
+    Each claimed callback is attempted by its own task; when one ends, its slot is free
+    and the loop looks again (a retry may be due), without waiting for the others. On
+    stop, attempts under way finish and are recorded. The process's outbound client is
+    closed at the end unless `close_client_at_exit` is False (`gatehouse.workers` shares it
+    between workers and closes it once they have all stopped).
+    """
+    wake = asyncio.Event()
+    unregister = CALLBACKS.register(wake)
+    in_flight: set[asyncio.Task[None]] = set()
+
+    def ended(task: asyncio.Task[None]) -> None:
+        in_flight.discard(task)
+        wake.set()
+
     try:
         while not stop.is_set():
             wake.clear()
-            if await deliver_due(runtime):
+            free = CONCURRENCY - len(in_flight)
+            claimed = await _claim(runtime, free) if free > 0 else []
+            for callback in claimed:
+                task = asyncio.create_task(_deliver(runtime, callback))
+                in_flight.add(task)
+                task.add_done_callback(ended)
+            if claimed and len(claimed) == free:
                 continue
-            pause = await _seconds_to_next(runtime, idle_seconds)
-            if pause <= 0:
-                continue
-            stop_wait = asyncio.ensure_future(stop.wait())
-            wake_wait = asyncio.ensure_future(wake.wait())
-            try:
-                await asyncio.wait(
-                    {stop_wait, wake_wait}, timeout=pause, return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                for task in (stop_wait, wake_wait):
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+            await pause(wake, await _seconds_to_next(runtime, idle_seconds), stop)
     finally:
-        forget_waker(runtime)
-        await close_client()
+        unregister()
+        if in_flight:
+            await asyncio.wait(set(in_flight), timeout=30)
+        if close_client_at_exit:
+            await close_client()
+
+
+async def sample_queue(runtime: Runtime) -> None:
+    """Set the queue gauges of verification callbacks: due (a pending attempt whose time has
+    come, or a lease that ended), waiting, and how long the oldest due one has been due."""
+    now = runtime.now()
+    due_since = case(
+        (VerificationCallback.status == "pending", VerificationCallback.next_attempt_at),
+        else_=VerificationCallback.lease_until,
+    )
+    is_due = _due(now)
+    query = select(
+        func.count().filter(is_due), func.count(), func.min(due_since).filter(is_due)
+    ).where(VerificationCallback.status.in_(("pending", "delivering")))
+    async with runtime.db.read() as session:
+        due, open_, oldest = (await session.execute(query)).one()
+    metrics.record_queue(
+        QUEUE,
+        due=int(due or 0),
+        waiting=int(open_ or 0) - int(due or 0),
+        oldest_due_seconds=_age(oldest, now),
+    )
+
+
+def _age(since: datetime | str | None, now: datetime) -> float:
+    if since is None:
+        return 0.0
+    if isinstance(since, str):  # SQLite returns an aggregate of an expression as text
+        since = datetime.fromisoformat(since)
+        if since.tzinfo is None:
+            since = since.replace(tzinfo=UTC)
+    return (now - since).total_seconds()

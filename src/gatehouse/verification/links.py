@@ -1,4 +1,5 @@
-"""The link from verification customers to applications (CONTRACT §3, last point).
+"""The link from verification customers to applications (docs/reference/verification.md, last
+point).
 
 A customer created with `clientId` is linked to that application; while it is
 Accepted (6) it satisfies the application's checklist items of kind

@@ -1,14 +1,17 @@
-"""Staff request bodies of the verification area (CONTRACT §4) and their checks."""
+"""Staff request bodies of the verification area (docs/reference/staff-api.md §8) and their
+checks."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from typing_extensions import TypedDict
 
 from gatehouse.domain.normalize import normalize_email
 from gatehouse.domain.verification import document_type
-from gatehouse.http.errors import invalid_argument
+from gatehouse.errors import invalid_argument
 from gatehouse.timeutil import parse_ts
 from gatehouse.verification.customers import CustomerInput, DocumentInput
 
@@ -22,6 +25,7 @@ class ClientCreate(BaseModel):
     model_config = ConfigDict(strict=True)
     name: StrictStr = Field(min_length=1, max_length=200)
     customerCreatedEvents: StrictBool = False
+    sandbox: StrictBool = False
 
 
 class DocumentCreate(BaseModel):
@@ -98,3 +102,133 @@ def customer_input(body: CustomerCreate) -> CustomerInput:
         application_id=client_id or None,
         documents=tuple(documents),
     )
+
+
+# -- response shapes (docs/reference/verification.md, docs/reference/staff-api.md §8) ----------
+
+
+class CustomerDocumentView(TypedDict):
+    type: str
+    expiresAt: str
+
+
+class RetrievedCustomer(TypedDict):
+    """Result retrieval on the verification interface: exactly these fields."""
+
+    id: int
+    uuid: str
+    email: str
+    phone: str
+    status: int
+    statusName: str
+    updatedAt: str
+    documents: list[CustomerDocumentView]
+
+
+class StaffCustomer(RetrievedCustomer):
+    """The staff view: retrieval fields plus client, link, reason and creation time."""
+
+    clientUuid: str
+    clientId: str | None
+    reason: str | None
+    createdAt: str
+
+
+class CustomerPage(TypedDict):
+    data: list[StaffCustomer]
+    nextCursor: str | None
+    hasMore: bool
+
+
+class VerificationClientView(TypedDict):
+    """A verification client as staff see it: never its secret or passphrase."""
+
+    clientUuid: str
+    name: str
+    customerCreatedEvents: bool
+    sandbox: bool
+    callbackUrl: str | None
+    callbackRegisteredAt: str | None
+    createdAt: str
+
+
+class VerificationClientList(TypedDict):
+    data: list[VerificationClientView]
+
+
+class CreatedVerificationClient(TypedDict):
+    """A new client: `clientSecret` is shown this once."""
+
+    clientUuid: str
+    clientSecret: str
+    name: str
+    customerCreatedEvents: bool
+    sandbox: bool
+    createdAt: str
+
+
+CallbackStatus = Literal["pending", "delivering", "succeeded", "dropped"]
+
+
+class CallbackRecord(TypedDict):
+    """One verification callback as staff see it (never the passphrase)."""
+
+    callbackId: str
+    clientUuid: str
+    customerUuid: str | None
+    event: str
+    newStatus: int | None
+    expiryWarningFor: list[str]
+    status: CallbackStatus
+    attempts: int
+    lastStatusCode: int | None
+    lastError: str | None
+    nextAttemptAt: str | None
+    createdAt: str
+    completedAt: str | None
+    attemptLog: list[dict[str, Any]] | None
+
+
+class CallbackPage(TypedDict):
+    data: list[CallbackRecord]
+    nextCursor: str | None
+    hasMore: bool
+
+
+class SweepResult(TypedDict):
+    warningsSent: int
+    movedToDraft: int
+
+
+class VerifyMessage(TypedDict):
+    """Every answer of the verification interface but the retrieved customer, errors too."""
+
+    message: str
+
+
+class CustomerCallback(TypedDict):
+    """The body POSTed to a client's registered callback URL (docs/reference/verification.md
+    §5): `expiryWarningFor` is `[]` except on `expiry_warning`."""
+
+    id: int
+    uuid: str
+    email: str
+    phone: str
+    newStatus: Literal[2, 5, 6, 7, 9, 10]
+    updatedAt: str
+    event: Literal["customer_status_changed", "customer_created", "expiry_warning"]
+    expiryWarningFor: list[str]
+    passphrase: str
+
+
+CALLBACK_EXAMPLE: CustomerCallback = {
+    "id": 17,
+    "uuid": "0b5f1c3e-8a52-4e1b-9d7e-2f4a6c8e0b13",
+    "email": "holder@example.com",
+    "phone": "+971500000000",
+    "newStatus": 6,
+    "updatedAt": "2026-11-22T10:00:00.000Z",
+    "event": "customer_status_changed",
+    "expiryWarningFor": [],
+    "passphrase": "correct horse",
+}

@@ -1,4 +1,5 @@
-"""The document expiry sweep (spec 3 §3 and §6; CONTRACT §3).
+"""The document expiry sweep (docs/reference/verification.md §3, §5.2;
+docs/reference/verification.md).
 
 Every SWEEP_INTERVAL_SECONDS (via `gatehouse.sweeps`) and on demand
 (`POST /staff/v1/verification/sweep`): a document 30 days or less from expiry
@@ -16,6 +17,7 @@ from datetime import datetime
 from sqlalchemy import and_, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.audit.context import WriteContext
 from gatehouse.domain.verification import (
     DRAFT,
     EVENT_EXPIRY_WARNING,
@@ -31,7 +33,7 @@ from gatehouse.storage.tables.verification import Customer, CustomerDocument, Ve
 from gatehouse.verification.callbacks import enqueue
 from gatehouse.verification.customers import set_status
 
-__all__ = ["EXPIRY_REASON", "SweepResult", "expiry_sweep", "run_expiry_sweep"]
+__all__ = ["EXPIRY_REASON", "SweepResult", "expiry_sweep", "run_expiry_sweep", "sweep_on_demand"]
 
 EXPIRY_REASON = "document_expired"
 
@@ -114,6 +116,15 @@ async def expiry_sweep(session: AsyncSession, runtime: Runtime, now: datetime) -
                 enqueue(session, runtime, client, customer, EVENT_STATUS_CHANGED)
             moved_to_draft += 1
     return SweepResult(warnings_sent=warnings_sent, moved_to_draft=moved_to_draft)
+
+
+async def sweep_on_demand(
+    session: AsyncSession, runtime: Runtime, ctx: WriteContext
+) -> SweepResult:
+    """The sweep a staff member asked for, audited, in the caller's write transaction."""
+    result = await expiry_sweep(session, runtime, ctx.now)
+    ctx.audit(session, "verification.sweep", "verification")
+    return result
 
 
 async def run_expiry_sweep(runtime: Runtime) -> SweepResult:

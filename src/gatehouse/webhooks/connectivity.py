@@ -1,4 +1,5 @@
-"""`POST /v1/webhooks/{id}/test`: one synchronous signed `webhook.test` (spec 2 §4.4).
+"""`POST /v1/webhooks/{id}/test`: one synchronous signed `webhook.test` (docs/reference/webhooks.md
+§4.10).
 
 The envelope is built and signed like a real event (a fresh `evt_` id,
 `data` holding only `endpointId`), posted once, and nothing of it is stored:
@@ -14,15 +15,15 @@ from typing import Any
 import orjson
 
 from gatehouse.ids import new_id
+from gatehouse.outbound.transport import post_json
 from gatehouse.timeutil import format_ts
 from gatehouse.webhooks import rules
 from gatehouse.webhooks.outbox import API_VERSION
-from gatehouse.webhooks.transport import post_json
 
 SNIPPET_BYTES = 200
 
 
-def probe_envelope(tenant_id: str, endpoint_id: str, now: datetime) -> bytes:
+def probe_envelope(tenant_id: str, endpoint_id: str, now: datetime, environment: str) -> bytes:
     event_id = new_id("evt")
     envelope = {
         "id": event_id,
@@ -30,6 +31,7 @@ def probe_envelope(tenant_id: str, endpoint_id: str, now: datetime) -> bytes:
         "apiVersion": API_VERSION,
         "occurredAt": format_ts(now),
         "tenantId": tenant_id,
+        "environment": environment,
         "idempotencyKey": event_id,
         "data": {"endpointId": endpoint_id},
     }
@@ -49,9 +51,11 @@ async def send_test(
     secrets: list[str],
     now: datetime,
     allow_private: bool,
+    environment: str,
 ) -> dict[str, Any]:
-    """`{success, httpStatus, latencyMs, responseSnippet, sentHeaders, error}`."""
-    body = probe_envelope(tenant_id, endpoint_id, now)
+    """`{success, httpStatus, latencyMs, responseSnippet, sentHeaders, error}`; the envelope
+    carries the tenant's `environment` like every other."""
+    body = probe_envelope(tenant_id, endpoint_id, now, environment)
     event_id = orjson.loads(body)["id"]
     headers = rules.delivery_headers(
         event_id=event_id,

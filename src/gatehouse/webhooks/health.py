@@ -1,4 +1,5 @@
-"""Endpoint health: disabling, re-enabling, staff notifications (spec 2 §3; CONTRACT §2.3, §6).
+"""Endpoint health: disabling, re-enabling, staff notifications (docs/reference/webhooks.md §6.6,
+§6.7).
 
 Disabling (automatic or manual) turns the endpoint's pending deliveries
 `dead`; an automatic disable also writes a staff notification
@@ -16,10 +17,13 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
 from gatehouse.ids import new_id
+from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import Notification
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
 from gatehouse.timeutil import format_ts
+from gatehouse.webhooks import rules
 from gatehouse.webhooks.rules import REASON_MANUAL
 
 log = logging.getLogger("gatehouse.webhooks")
@@ -33,16 +37,16 @@ async def disable_endpoint(
     """Disable `endpoint` for `reason`; pending deliveries become dead.
 
     Any reason but `manual` is automatic: staff get a notification record and
-    a log line (CONTRACT §2.3).
+    a log line (docs/reference/webhooks.md §6.7).
     """
-    endpoint.status = "disabled"
+    endpoint.status = EndpointStatus.DISABLED
     endpoint.disabled_reason = reason
     endpoint.updated_at = now
     await session.execute(
         update(Delivery)
-        .where(Delivery.endpoint_id == endpoint.id, Delivery.status == "pending")
+        .where(Delivery.endpoint_id == endpoint.id, Delivery.status == DeliveryStatus.PENDING)
         .values(
-            status="dead",
+            status=DeliveryStatus.DEAD,
             last_error="endpoint disabled",
             next_attempt_at=None,
             lease_until=None,
@@ -68,9 +72,43 @@ async def disable_endpoint(
     )
 
 
+async def disable_failing_endpoints(runtime: Runtime) -> int:
+    """Disable (`failing_24h`) enabled endpoints whose dead deliveries are unanswered by a
+    success for 24 h, scaled (docs/reference/webhooks.md §6.6), even when no delivery goes
+    dead any more (the worker runs this periodically). Returns how many were disabled."""
+    now = runtime.now()
+    cutoff = now - rules.FAILING_WINDOW * runtime.settings.webhook_backoff_scale
+    query = select(WebhookEndpoint.id).where(
+        WebhookEndpoint.status == EndpointStatus.ENABLED,
+        WebhookEndpoint.deleted_at.is_(None),
+        WebhookEndpoint.failing_since <= cutoff,
+    )
+    async with runtime.db.read() as session:
+        candidates = list((await session.scalars(query)).all())
+    if not candidates:
+        return 0
+    disabled = 0
+    async with runtime.db.write() as session:
+        for endpoint_id in sorted(candidates):
+            endpoint = await session.scalar(
+                select(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id).with_for_update()
+            )
+            if (
+                endpoint is not None
+                and endpoint.status == EndpointStatus.ENABLED
+                and rules.failing_too_long(
+                    endpoint.failing_since, now, runtime.settings.webhook_backoff_scale
+                )
+            ):
+                await disable_endpoint(session, endpoint, reason=rules.REASON_FAILING_24H, now=now)
+                disabled += 1
+    return disabled
+
+
 def enable_endpoint(endpoint: WebhookEndpoint, *, now: datetime) -> None:
-    """Status enabled, counter 0, no reason; dead deliveries stay dead (CONTRACT §2.1, §6)."""
-    endpoint.status = "enabled"
+    """Status enabled, counter 0, no reason; dead deliveries stay dead (docs/reference/webhooks.md
+    §4.7)."""
+    endpoint.status = EndpointStatus.ENABLED
     endpoint.disabled_reason = None
     endpoint.consecutive_failures = 0
     endpoint.failing_since = None
@@ -121,7 +159,7 @@ async def endpoint_health(
             select(Delivery.endpoint_id, Delivery.status, func.count())
             .where(
                 Delivery.endpoint_id.in_([e.id for e in endpoints]),
-                Delivery.status.in_(("dead", "pending")),
+                Delivery.status.in_((DeliveryStatus.DEAD, DeliveryStatus.PENDING)),
             )
             .group_by(Delivery.endpoint_id, Delivery.status)
         )
@@ -135,8 +173,8 @@ async def endpoint_health(
             disabled_reason=e.disabled_reason,
             consecutive_failures=e.consecutive_failures,
             last_success_at=e.last_success_at,
-            dead_deliveries=counts.get((e.id, "dead"), 0),
-            pending_deliveries=counts.get((e.id, "pending"), 0),
+            dead_deliveries=counts.get((e.id, DeliveryStatus.DEAD), 0),
+            pending_deliveries=counts.get((e.id, DeliveryStatus.PENDING), 0),
         )
         for e in endpoints
     ]
@@ -146,7 +184,7 @@ async def dead_deliveries(
     session: AsyncSession, tenant_id: str | None = None, limit: int = 50
 ) -> list[Delivery]:
     """The newest dead deliveries (of one tenant, or all), for the dashboard."""
-    query = select(Delivery).where(Delivery.status == "dead")
+    query = select(Delivery).where(Delivery.status == DeliveryStatus.DEAD)
     if tenant_id is not None:
         query = query.where(Delivery.tenant_id == tenant_id)
     query = query.order_by(Delivery.created_at.desc(), Delivery.id.desc()).limit(limit)

@@ -1,10 +1,13 @@
-"""Writing events to the outbox, in the transaction of the change (spec 2 §2.2).
+"""Writing events to the outbox, in the transaction of the change (docs/reference/webhooks.md §2.3).
 
 `publish` builds the envelope once, stores its exact bytes, and fans out:
 one `pending` delivery per enabled endpoint of the tenant whose filter
 matches, in the same transaction, so an event and its deliveries commit (or
 vanish) together. Events that occur while an endpoint is disabled make no
-delivery for it (CONTRACT §2.3).
+delivery for it (docs/reference/webhooks.md §6.6).
+
+Every envelope carries the tenant's `environment` (`live` or `sandbox`, docs/sandbox.md).
+A tenant's environment is fixed when it is created, so it is remembered per process once read.
 """
 
 from __future__ import annotations
@@ -16,19 +19,39 @@ import orjson
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
 from gatehouse.ids import new_id
 from gatehouse.storage.tables.applications import Application
-from gatehouse.storage.tables.core import Event
+from gatehouse.storage.tables.core import Event, Tenant
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
 from gatehouse.timeutil import format_ts
 from gatehouse.webhooks import wakeup
 from gatehouse.webhooks.rules import filter_matches
 
 API_VERSION = "v1"
+LIVE = "live"
+
+# tenant id -> environment; environments never change, so entries never go stale.
+_ENVIRONMENTS: dict[str, str] = {}
+_ENVIRONMENTS_MAX = 10_000
+
+
+async def environment_of(session: AsyncSession, tenant_id: str) -> str:
+    """The tenant's `environment` for its envelopes (`live` for an unknown tenant)."""
+    known = _ENVIRONMENTS.get(tenant_id)
+    if known is not None:
+        return known
+    found = await session.scalar(select(Tenant.environment).where(Tenant.id == tenant_id))
+    if found is None:
+        return LIVE
+    if len(_ENVIRONMENTS) >= _ENVIRONMENTS_MAX:
+        _ENVIRONMENTS.pop(next(iter(_ENVIRONMENTS)))
+    _ENVIRONMENTS[tenant_id] = found
+    return found
 
 
 def application_data(application: Application, sequence: int) -> dict[str, Any]:
-    """The common `data` fields of an application event (spec 2 §2.2)."""
+    """The common `data` fields of an application event (docs/reference/webhooks.md §2.3)."""
     return {
         "clientId": application.id,
         "externalRef": application.external_ref,
@@ -65,6 +88,7 @@ async def publish(
         "apiVersion": API_VERSION,
         "occurredAt": format_ts(occurred_at),
         "tenantId": tenant_id,
+        "environment": await environment_of(session, tenant_id),
         "idempotencyKey": event_id,
         "data": payload,
     }
@@ -89,7 +113,7 @@ async def fan_out(session: AsyncSession, event: Event) -> int:
         await session.execute(
             select(WebhookEndpoint.id, WebhookEndpoint.events).where(
                 WebhookEndpoint.tenant_id == event.tenant_id,
-                WebhookEndpoint.status == "enabled",
+                WebhookEndpoint.status == EndpointStatus.ENABLED,
                 WebhookEndpoint.deleted_at.is_(None),
             )
         )
@@ -109,7 +133,7 @@ async def fan_out(session: AsyncSession, event: Event) -> int:
                 endpoint_id=endpoint_id,
                 tenant_id=event.tenant_id,
                 event_type=event.type,
-                status="pending",
+                status=DeliveryStatus.PENDING,
                 attempts=0,
                 created_at=event.created_at,
                 next_attempt_at=event.created_at,

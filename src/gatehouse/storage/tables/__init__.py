@@ -1,5 +1,23 @@
 """All tables, one module per area; importing this package registers them all."""
 
-from gatehouse.storage.tables import applications, core, dashboard, verification, webhooks
+from gatehouse.storage.tables import (
+    applications,
+    core,
+    dashboard,
+    documents_custody,
+    staff_identity,
+    verification,
+    webhooks,
+    workstation,
+)
 
-__all__ = ["applications", "core", "dashboard", "verification", "webhooks"]
+__all__ = [
+    "applications",
+    "core",
+    "dashboard",
+    "documents_custody",
+    "staff_identity",
+    "verification",
+    "webhooks",
+    "workstation",
+]

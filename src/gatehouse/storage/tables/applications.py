@@ -1,5 +1,6 @@
 """Intakes, applications, members, sign-in links, portal sessions, decisions,
-information requests and documents (spec 1; CONTRACT §1, §4, §5)."""
+information requests and documents (docs/reference/tenant-api.md; docs/reference/tenant-api.md;
+docs/reference/staff-api.md; docs/reference/portal.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -25,7 +28,7 @@ from gatehouse.storage.base import Base, UTCDateTime
 class Intake(Base):
     """An intake label (`lbl_`) and its configuration.
 
-    `position` keeps creation order for ties in `order` (CONTRACT §1.1).
+    `position` keeps creation order for ties in `order` (README.md §2.1).
     `checklist` is a list of `{key, label, kind, required}`; `form_fields` a
     list of `{key, label, type, required}` for the portal form.
     """
@@ -44,11 +47,38 @@ class Intake(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+# The queue's search (docs/workstation.md "Search"): LIKE on the lowered columns, served on
+# PostgreSQL by trigram GIN indexes. Migration 0007 makes them only where pg_trgm can be
+# enabled; SQLite has none (it scans).
+SEARCH_INDEXES = {
+    "ix_applications_search_company": "company_name",
+    "ix_applications_search_email": "applicant_email",
+    "ix_applications_search_ref": "external_ref",
+}
+
+
+def _search_index(name: str, column: str) -> Index:
+    lowered = func.lower(text(column)).label(f"{column}_lower")
+    return Index(
+        name,
+        lowered,
+        postgresql_using="gin",
+        postgresql_ops={f"{column}_lower": "gin_trgm_ops"},
+    ).ddl_if(dialect="postgresql")
+
+
+def _created_time(context: Any) -> Any:
+    """An application inserted without `status_changed_at` got its status when it was made."""
+    values = context.get_current_parameters()
+    return values.get("updated_at") or values.get("created_at")
+
+
 class Application(Base):
     """An onboarding application (`app_`).
 
     `identity` is `ref:<externalRef>` or `email:<email>`; unique per tenant so
-    concurrent first provisioning calls make one application (spec 1 §4.1 rule 1).
+    concurrent first provisioning calls make one application (docs/reference/tenant-api.md §5.1 rule
+    1).
     `event_sequence` and `request_sequence` allocate webhook `data.sequence` and
     information-request `seq` under the application's row lock.
     """
@@ -59,6 +89,14 @@ class Application(Base):
         Index("ix_applications_list", "tenant_id", "updated_at", "id"),
         Index("ix_applications_status", "tenant_id", "status", "updated_at", "id"),
         Index("ix_applications_ref", "tenant_id", "external_ref"),
+        # The staff queue (docs/workstation.md "Speed"): its sorts across tenants, and the
+        # filters that select few rows; then the search's trigram indexes (PostgreSQL).
+        Index("ix_applications_queue_updated", "updated_at", "id"),
+        Index("ix_applications_queue_created", "created_at", "id"),
+        Index("ix_applications_queue_status", "status", "created_at", "id"),
+        Index("ix_applications_queue_assignee", "assigned_to", "created_at", "id"),
+        Index("ix_applications_queue_intake", "label_id", "created_at", "id"),
+        *(_search_index(name, column) for name, column in SEARCH_INDEXES.items()),
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -83,6 +121,10 @@ class Application(Base):
     request_sequence: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # When `status` last changed (set with every application.status.changed), and the staff
+    # member the case is assigned to: staff-only (docs/workstation.md).
+    status_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=_created_time)
+    assigned_to: Mapped[str | None] = mapped_column(String(40))
 
 
 class Member(Base):
@@ -130,7 +172,7 @@ class PortalSession(Base):
 
 
 class Decision(Base):
-    """One entry of the decision history (spec 1 §2.3 `decision`)."""
+    """One entry of the decision history (docs/reference/tenant-api.md §2.4 `decision`)."""
 
     __tablename__ = "decisions"
     __table_args__ = (Index("ix_decisions_application", "application_id", "at", "id"),)
@@ -144,6 +186,10 @@ class Decision(Base):
     by_staff_id: Mapped[str | None] = mapped_column(String(40))  # never returned to tenants
     comment: Mapped[str | None] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # A proposal made while required checklist items were unsatisfied: the staff member's
+    # reason and the items' keys. Staff-only, never returned to tenants (docs/workstation.md).
+    acknowledgement: Mapped[str | None] = mapped_column(Text)
+    acknowledged_items: Mapped[list[str] | None] = mapped_column(JSON)
 
 
 class InfoRequest(Base):
@@ -163,6 +209,8 @@ class InfoRequest(Base):
     responded_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The last reminder staff sent for it (docs/workstation.md "Reminders").
+    reminded_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class InfoRequestItem(Base):

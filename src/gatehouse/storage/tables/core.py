@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gatehouse.storage.base import Base, UTCDateTime
@@ -17,7 +27,25 @@ class Tenant(Base):
     name: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(20), default="active")  # active | suspended
     webhook_endpoint_cap: Mapped[int] = mapped_column(Integer, default=5)
+    # live | sandbox, fixed at creation (docs/sandbox.md); migration 0008.
+    environment: Mapped[str] = mapped_column(String(20), default="live", server_default="live")
+    # What the applicant portal shows of the tenant (docs/reference/portal.md, "Branding");
+    # migration 0009. The logo's bytes are in `tenant_logos`; `logo_digest` names them.
+    display_name: Mapped[str | None] = mapped_column(String(100))
+    accent_color: Mapped[str | None] = mapped_column(String(7))
+    logo_type: Mapped[str | None] = mapped_column(String(40))
+    logo_digest: Mapped[str | None] = mapped_column(String(64), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class TenantLogo(Base):
+    """A tenant's logo as uploaded (PNG, JPEG or WebP, sniffed), served by the portal."""
+
+    __tablename__ = "tenant_logos"
+
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id"), primary_key=True)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
@@ -50,7 +78,7 @@ class StaffMember(Base):
 
 
 class IdempotencyRecord(Base):
-    """One write intent per (tenant, Idempotency-Key) (CONTRACT §1.4).
+    """One write intent per (tenant, Idempotency-Key) (docs/reference/tenant-api.md §4.6).
 
     `state` is `in_flight` while the first request runs (committed on its own,
     so a concurrent retry sees it and gets 409 aborted) and `done` once the
@@ -115,7 +143,7 @@ class Event(Base):
 
 
 class Notification(Base):
-    """Staff notifications (CONTRACT §6): kind `endpoint_disabled` for now."""
+    """Staff notifications (docs/reference/tenant-api.md): kind `endpoint_disabled` for now."""
 
     __tablename__ = "notifications"
 

@@ -1,7 +1,8 @@
-"""Staff dashboard sessions (issue 6): a server-side record per signed-in browser.
+"""Staff dashboard sessions: a server-side record per signed-in browser
+(docs/staff-identity.md "Sessions").
 
 Only a keyed hash of the cookie token is stored; `csrf_token` guards every
-form the dashboard posts.
+form the dashboard posts. `last_seen_at` drives the idle timeout.
 """
 
 from __future__ import annotations
@@ -24,3 +25,4 @@ class DashboardSession(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -1,6 +1,6 @@
-"""Verification clients, customers, documents and callbacks (spec 3; CONTRACT §3).
+"""Verification clients, customers, documents and callbacks (docs/reference/verification.md).
 
-Owned by the verification area; its tables live in the `verification` migration branch.
+Owned by the verification area; its tables are created by migration 0003.
 """
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gatehouse.storage.base import Base, UTCDateTime
 
 
 class VerificationClient(Base):
-    """A client of the verification interface (spec 3 §5).
+    """A client of the verification interface (docs/reference/verification.md §5.3).
 
     The secret is kept as a keyed hash; the callback passphrase is encrypted,
-    because every callback must carry it back (spec 3 §2).
+    because every callback must carry it back (docs/reference/verification.md §5.1).
     """
 
     __tablename__ = "verification_clients"
@@ -27,6 +27,8 @@ class VerificationClient(Base):
     name: Mapped[str] = mapped_column(String(200))
     secret_hash: Mapped[str] = mapped_column(String(64))
     customer_created_events: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A sandbox client may drive its own customers through /verify/sandbox (docs/sandbox.md).
+    sandbox: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     callback_url: Mapped[str | None] = mapped_column(Text)
     callback_passphrase_encrypted: Mapped[str | None] = mapped_column(Text)
     callback_registered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -77,9 +79,11 @@ class CustomerDocument(Base):
 
 
 class VerificationCallback(Base):
-    """One queued callback (spec 3 §6), written in the transaction of its change.
+    """One queued callback (docs/reference/verification.md §5.2), written in the transaction of its
+    change.
 
-    `payload` holds every field of spec 3 §2 but `passphrase`, which is added
+    `payload` holds every field of docs/reference/verification.md §5.1 but `passphrase`, which is
+    added
     from the client's current (encrypted) registration at each attempt, so the
     database never holds it in clear. `attempts_log` keeps one entry per
     attempt: `{at, statusCode, error, latencyMs}`.

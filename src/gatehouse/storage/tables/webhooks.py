@@ -1,6 +1,6 @@
-"""Webhook endpoints, their signing secrets and deliveries (spec 2; CONTRACT §2).
+"""Webhook endpoints, their signing secrets and deliveries (docs/reference/webhooks.md).
 
-Owned by the webhooks area; its tables live in the `webhooks` migration branch.
+Owned by the webhooks area; its tables are created by migration 0002.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from gatehouse.storage.base import Base, UTCDateTime
 
 
 class WebhookEndpoint(Base):
-    """A tenant's receiver registration (spec 2 §2.1).
+    """A tenant's receiver registration (docs/reference/webhooks.md §2.1).
 
     Deleted endpoints keep their row (`deleted_at` set) so delivery history
     stays consistent; every read leaves them out.
@@ -31,7 +31,7 @@ class WebhookEndpoint(Base):
     status: Mapped[str] = mapped_column(String(20), default="enabled")  # enabled | disabled
     disabled_reason: Mapped[str | None] = mapped_column(String(40))
     consecutive_failures: Mapped[int] = mapped_column(Integer, default=0)
-    # First dead delivery since the last success (CONTRACT §6, `failing_24h`).
+    # First dead delivery since the last success (docs/reference/webhooks.md, `failing_24h`).
     failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_success_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -47,7 +47,7 @@ class WebhookSecret(Base):
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     endpoint_id: Mapped[str] = mapped_column(ForeignKey("webhook_endpoints.id"))
-    # Increases with each rotation: newest first when signing (CONTRACT §2.3).
+    # Increases with each rotation: newest first when signing (docs/reference/webhooks.md §6).
     generation: Mapped[int] = mapped_column(Integer)
     secret_encrypted: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -55,7 +55,7 @@ class WebhookSecret(Base):
 
 
 class Delivery(Base):
-    """One event for one endpoint, across all its attempts (spec 2 §6.3).
+    """One event for one endpoint, across all its attempts (docs/reference/webhooks.md §6.3).
 
     `attempts` counts attempts started: a claim increments it and sets a
     lease (`lease_until`, `claim_token`) before the POST, so a worker that

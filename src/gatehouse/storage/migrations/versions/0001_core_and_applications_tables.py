@@ -12,7 +12,7 @@ from alembic import op
 
 revision: str = "0001"
 down_revision: str | Sequence[str] | None = None
-branch_labels: str | Sequence[str] | None = ("core",)
+branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 

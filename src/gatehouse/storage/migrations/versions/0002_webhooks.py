@@ -1,8 +1,7 @@
 """webhooks tables
 
 Revision ID: 0002
-Revises:
-Depends on: 0001 (core)
+Revises: 0001
 Create Date: 2026-11-22 01:39:43.898892
 """
 
@@ -12,9 +11,9 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0002"
-down_revision: str | Sequence[str] | None = None
-branch_labels: str | Sequence[str] | None = ("webhooks",)
-depends_on: str | Sequence[str] | None = "0001"
+down_revision: str | Sequence[str] | None = "0001"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

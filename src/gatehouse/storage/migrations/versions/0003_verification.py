@@ -1,8 +1,7 @@
 """verification tables
 
 Revision ID: 0003
-Revises:
-Depends on: 0001 (core)
+Revises: 0002
 Create Date: 2026-11-22 01:37:09.975433
 """
 
@@ -12,9 +11,9 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003"
-down_revision: str | Sequence[str] | None = None
-branch_labels: str | Sequence[str] | None = ("verification",)
-depends_on: str | Sequence[str] | None = "0001"
+down_revision: str | Sequence[str] | None = "0002"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

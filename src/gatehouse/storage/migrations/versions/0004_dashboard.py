@@ -1,7 +1,7 @@
 """dashboard sessions
 
 Revision ID: 0004
-Revises:
+Revises: 0003
 Create Date: 2026-11-22 01:40:00
 """
 
@@ -11,9 +11,9 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | Sequence[str] | None = None
-branch_labels: str | Sequence[str] | None = ("dashboard",)
-depends_on: str | Sequence[str] | None = "0001"
+down_revision: str | Sequence[str] | None = "0003"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

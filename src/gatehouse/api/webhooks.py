@@ -1,0 +1,151 @@
+"""Tenant webhook routes, scope webhooks:manage (docs/reference/webhooks.md §4).
+
+Thin: validate, then one service call; writes answer through `respond`
+inside their write transaction so the Idempotency-Key record commits with
+the effects.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import ManageWebhooks, RuntimeDep
+from gatehouse.web.responses import json_response, respond
+from gatehouse.webhooks import deliveries
+from gatehouse.webhooks import service as endpoints
+from gatehouse.webhooks.connectivity import send_test
+from gatehouse.webhooks.outbox import environment_of
+from gatehouse.webhooks.schemas import endpoint_view
+
+router = APIRouter(tags=["webhooks"])
+
+
+@router.post("/v1/webhooks", openapi_extra=body_schema(endpoints.CreateWebhookBody))
+async def create_webhook(
+    request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Register an endpoint: 201 with its `secret`, shown once (webhooks.md §4.2)."""
+    body = await parse_body(request, endpoints.CreateWebhookBody)
+    changes = await endpoints.validated_create(runtime, body)
+    async with runtime.db.write() as session:
+        ctx = write_context(request, principal)
+        view = await endpoints.create_endpoint(session, runtime, ctx, principal, changes)
+        return await respond(request, session, 201, view)
+
+
+@router.get("/v1/webhooks")
+async def list_webhooks(principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
+    """`{data: [endpoint…]}` without secrets (webhooks.md §4.3)."""
+    async with runtime.db.read() as session:
+        page = await endpoints.list_endpoints(session, principal.tenant_id)
+    return json_response(200, page)
+
+
+@router.get("/v1/webhooks/{endpoint_id}")
+async def get_webhook(endpoint_id: str, principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
+    async with runtime.db.read() as session:
+        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
+    return json_response(200, endpoint_view(endpoint))
+
+
+@router.patch(
+    "/v1/webhooks/{endpoint_id}",
+    openapi_extra=body_schema(endpoints.UpdateWebhookBody, required=False),
+)
+async def update_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Change url, events or description; the URL is checked again (webhooks.md §4.5)."""
+    body = await parse_body(request, endpoints.UpdateWebhookBody)
+    changes = await endpoints.validated_update(runtime, body)
+    async with runtime.db.write() as session:
+        ctx = write_context(request, principal)
+        view = await endpoints.update_endpoint(session, ctx, principal, endpoint_id, changes)
+        return await respond(request, session, 200, view)
+
+
+@router.delete("/v1/webhooks/{endpoint_id}", status_code=204)
+async def delete_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """204; pending deliveries become `cancelled` (webhooks.md §4.6)."""
+    async with runtime.db.write() as session:
+        ctx = write_context(request, principal)
+        await endpoints.delete_endpoint(session, ctx, principal, endpoint_id)
+        return await respond(request, session, 204)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/enable")
+async def enable_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Enabled, consecutiveFailures 0, disabledReason null; nothing is replayed."""
+    async with runtime.db.write() as session:
+        ctx = write_context(request, principal)
+        view = await endpoints.enable(session, ctx, principal, endpoint_id)
+        return await respond(request, session, 200, view)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/disable")
+async def disable_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """Disabled with reason `manual`; pending deliveries become dead."""
+    async with runtime.db.write() as session:
+        ctx = write_context(request, principal)
+        view = await endpoints.disable(session, ctx, principal, endpoint_id)
+        return await respond(request, session, 200, view)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/rotate-secret")
+async def rotate_webhook_secret(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """200 `{secret, previousSecretExpiresAt}` (webhooks.md §4.9)."""
+    async with runtime.db.write() as session:
+        ctx = write_context(request, principal)
+        view = await endpoints.rotate_secret(session, runtime, ctx, principal, endpoint_id)
+        return await respond(request, session, 200, view)
+
+
+@router.post("/v1/webhooks/{endpoint_id}/test")
+async def test_webhook(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """One synchronous signed `webhook.test` (webhooks.md §4.10); nothing is persisted.
+
+    The POST to the receiver happens outside any write transaction; only the
+    audit entry and the idempotency record are written afterwards.
+    """
+    now = runtime.now()
+    async with runtime.db.read() as session:
+        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
+        secrets = await endpoints.active_secrets(session, runtime.crypto, endpoint.id, now)
+        environment = await environment_of(session, principal.tenant_id)
+    result = await send_test(
+        url=endpoint.url,
+        tenant_id=principal.tenant_id,
+        endpoint_id=endpoint.id,
+        secrets=secrets,
+        now=now,
+        allow_private=runtime.settings.webhook_allow_private_urls,
+        environment=environment,
+    )
+    async with runtime.db.write() as session:
+        endpoints.record_test_send(session, write_context(request, principal), endpoint.id)
+        return await respond(request, session, 200, result)
+
+
+@router.get("/v1/webhooks/{endpoint_id}/deliveries")
+async def list_webhook_deliveries(
+    endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
+) -> Response:
+    """`{data, nextCursor, hasMore}`, newest first (webhooks.md §4.11)."""
+    query = deliveries.parse_delivery_query(request.query_params.multi_items())
+    async with runtime.db.read() as session:
+        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
+        page = await deliveries.endpoint_deliveries(session, runtime.crypto, endpoint, query)
+    return json_response(200, page)

@@ -1,0 +1,215 @@
+"""The SQL of provisioning, as Core statements built once (bench/RESULTS.md).
+
+Provisioning is the hottest write of the tenant API. Through the ORM unit of
+work it cost eight round trips and most of its CPU in flush bookkeeping; here
+each step is a statement compiled once (SQLAlchemy caches it) and run on the
+write transaction's connection:
+
+- a new identity: the lookup (identity or its erased pseudonym, locked), the
+  intake choice (services/intakes.py), then the application with its owner
+  already set, its applicant member and the audit entry. On PostgreSQL those
+  three INSERTs are one statement (data-modifying CTEs), on SQLite three.
+- a repeat: the lookup, the members, latest decision and current request in
+  one statement (services/application_snapshot.py), the applicant's member
+  when it was removed, then the refresh of `updated_at` (and of the owner)
+  with the audit entry: one statement on PostgreSQL, two on SQLite.
+
+The rules (what a repeat may change, when to refuse) stay in
+services/provisioning.py and domain/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, bindparam, insert, literal, or_, select, update
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from gatehouse.applications.queries.snapshot import SUMMARY_COLUMNS
+from gatehouse.domain.members import ROLE_APPLICANT
+from gatehouse.storage.tables.applications import Application, Member
+from gatehouse.storage.tables.core import AuditEntry
+
+# What a repeat needs besides the read's own columns: the roster's owner and the lock flag.
+_LOOKUP = (
+    select(*SUMMARY_COLUMNS, Application.identity, Application.owner_uid, Application.locked)
+    .where(
+        Application.tenant_id == bindparam("tenant_id"),
+        or_(
+            Application.identity == bindparam("identity"),
+            # The erased pseudonym under each key of the ring (crypto.py), a handful at most.
+            Application.identity.in_(bindparam("pseudonyms", expanding=True)),
+        ),
+    )
+    .with_for_update()  # PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes writers
+)
+
+
+def _bind(column: ColumnElement[Any], prefix: str) -> Any:
+    return bindparam(f"{prefix}{column.key}", type_=column.type)
+
+
+def _audit_from(source: Any) -> Any:
+    """INSERT of the audit entry whose target and application are `source.c.id`."""
+    table = AuditEntry.__table__
+    return insert(AuditEntry).from_select(
+        ["id", "at", "actor", "action", "target", "tenant_id", "application_id", "request_id"],
+        select(
+            _bind(table.c.id, "audit_"),
+            _bind(table.c.at, "audit_"),
+            _bind(table.c.actor, "audit_"),
+            _bind(table.c.action, "audit_"),
+            source.c.id,
+            _bind(table.c.tenant_id, "audit_"),
+            source.c.id,
+            _bind(table.c.request_id, "audit_"),
+        ),
+    )
+
+
+def _create_statement() -> Any:
+    """PostgreSQL: application, applicant member and audit entry in one statement.
+
+    A concurrent first call may commit the identity between the lookup and
+    this statement: ON CONFLICT makes the application's INSERT a no-op, so the
+    CTE is empty, nothing else is inserted and no row is returned.
+    """
+    applications = Application.__table__
+    members = Member.__table__
+    new_application = (
+        postgresql.insert(Application)
+        .values({column.key: _bind(column, "app_") for column in applications.c})
+        .on_conflict_do_nothing(index_elements=["tenant_id", "identity"])
+        .returning(Application.id)
+        .cte("new_application")
+    )
+    new_member = (
+        insert(Member)
+        .from_select(
+            ["id", "application_id", "email", "role", "joined_at"],
+            select(
+                _bind(members.c.id, "member_"),
+                new_application.c.id,
+                _bind(members.c.email, "member_"),
+                literal(ROLE_APPLICANT),
+                _bind(members.c.joined_at, "member_"),
+            ),
+        )
+        .cte("new_member")
+    )
+    return _audit_from(new_application).returning(AuditEntry.id).add_cte(new_member)
+
+
+_CREATE_POSTGRES = _create_statement()
+_APPLICATION_COLUMNS = tuple(Application.__table__.c)
+_INSERT_APPLICATION = insert(Application)
+_INSERT_MEMBER = insert(Member)
+_INSERT_AUDIT = insert(AuditEntry)
+
+_TOUCH = (
+    update(Application)
+    .where(Application.id == bindparam("application_id"))
+    .values(updated_at=bindparam("now"))
+)
+_TOUCH_WITH_OWNER = _TOUCH.values(owner_uid=bindparam("new_owner"))
+
+
+def _touch_and_audit(touch: Any) -> Any:
+    """PostgreSQL: the refresh and its audit entry in one statement."""
+    touched = touch.returning(Application.id).cte("touched")
+    return _audit_from(touched)
+
+
+_TOUCH_AND_AUDIT = _touch_and_audit(_TOUCH)
+_TOUCH_WITH_OWNER_AND_AUDIT = _touch_and_audit(_TOUCH_WITH_OWNER)
+
+
+def _prefixed(values: dict[str, Any], prefix: str) -> dict[str, Any]:
+    return {prefix + key: value for key, value in values.items()}
+
+
+async def lock_identity(
+    connection: AsyncConnection, tenant_id: str, identity: str, pseudonyms: Sequence[str]
+) -> Application | None:
+    """The application of `identity`, else of its erased pseudonym, row-locked; or None.
+
+    The row comes back as a transient `Application` holding the columns the
+    rules and the read need (not attached to any session).
+    """
+    result = await connection.execute(
+        _LOOKUP, {"tenant_id": tenant_id, "identity": identity, "pseudonyms": list(pseudonyms)}
+    )
+    rows = result.all()
+    if not rows:
+        return None
+    # The identity itself wins over an erased pseudonym (they cannot both exist today).
+    row = next((r for r in rows if r.identity == identity), rows[0])
+    return Application(**row._asdict())
+
+
+def member_values(member_id: str, application_id: str, email: str, now: datetime) -> dict[str, Any]:
+    return {
+        "id": member_id,
+        "application_id": application_id,
+        "email": email,
+        "role": ROLE_APPLICANT,
+        "joined_at": now,
+    }
+
+
+async def create(
+    connection: AsyncConnection,
+    application: dict[str, Any],
+    member: dict[str, Any],
+    audit: dict[str, Any],
+    *,
+    sqlite: bool,
+) -> bool:
+    """INSERT the application, its applicant member and the audit entry.
+
+    False (and nothing written) when a concurrent call won the identity; on
+    SQLite that cannot happen (the write transaction serializes writers).
+    """
+    if sqlite:
+        await connection.execute(_INSERT_APPLICATION, application)
+        await connection.execute(_INSERT_MEMBER, member)
+        await connection.execute(_INSERT_AUDIT, audit)
+        return True
+    params = {
+        **{f"app_{column.key}": application.get(column.key) for column in _APPLICATION_COLUMNS},
+        "member_id": member["id"],
+        "member_email": member["email"],
+        "member_joined_at": member["joined_at"],
+        **_prefixed(audit, "audit_"),
+    }
+    return (await connection.execute(_CREATE_POSTGRES, params)).first() is not None
+
+
+async def insert_member(connection: AsyncConnection, values: dict[str, Any]) -> None:
+    await connection.execute(_INSERT_MEMBER, values)
+
+
+async def touch(
+    connection: AsyncConnection,
+    application_id: str,
+    now: datetime,
+    owner_uid: str | None,
+    audit: dict[str, Any],
+    *,
+    sqlite: bool,
+) -> None:
+    """Refresh `updated_at` (docs/reference/tenant-api.md §5.1 rule 2), set the owner when
+    given, and audit.
+    """
+    params: dict[str, Any] = {"application_id": application_id, "now": now}
+    if owner_uid is not None:
+        params["new_owner"] = owner_uid
+    if sqlite:
+        await connection.execute(_TOUCH if owner_uid is None else _TOUCH_WITH_OWNER, params)
+        await connection.execute(_INSERT_AUDIT, audit)
+        return
+    statement = _TOUCH_AND_AUDIT if owner_uid is None else _TOUCH_WITH_OWNER_AND_AUDIT
+    await connection.execute(statement, {**params, **_prefixed(audit, "audit_")})

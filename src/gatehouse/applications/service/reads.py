@@ -1,0 +1,167 @@
+"""Reading one application and what hangs off it (docs/reference/tenant-api.md §5.3, §5.4, §5.12,
+§5.14).
+
+`get_tenant_application` and `load_application_view` are shared with the staff
+case work and the portal; the `read_*` functions back the tenant GET routes,
+where a missing, foreign and erased application all read as the same 404.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import cast
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
+
+from gatehouse.applications.queries import rows as repo
+from gatehouse.applications.queries.snapshot import load_attachments
+from gatehouse.applications.schemas import Application as ApplicationView
+from gatehouse.applications.schemas import (
+    Checklist,
+    ChecklistItem,
+    DecisionList,
+    DocumentList,
+    InfoRequestList,
+    application_view,
+    decision_view,
+    info_request_view,
+)
+from gatehouse.applications.schemas import Document as DocumentView
+from gatehouse.domain.checklist import Evidence, evaluate
+from gatehouse.errors import not_found
+from gatehouse.storage.tables.applications import Application, Document, Intake
+from gatehouse.timeutil import format_ts
+
+APPLICATION_NOT_FOUND = "No application with this clientId."
+
+
+async def get_tenant_application(
+    session: AsyncSession, tenant_id: str, client_id: str, *, for_update: bool = False
+) -> Application:
+    """The tenant's application, or 404 not-found for a missing or foreign one.
+
+    Erased applications are returned: the caller decides (reads answer 404,
+    writes 410, member removal 400). With `for_update` the row is locked on
+    PostgreSQL (the SQLite write transaction already serializes writers).
+    """
+    application = await repo.application_by_id(session, client_id, for_update=for_update)
+    if application is None or application.tenant_id != tenant_id:
+        raise not_found(APPLICATION_NOT_FOUND)
+    return application
+
+
+async def get_readable_application(
+    session: AsyncSession, tenant_id: str, client_id: str
+) -> Application:
+    """For tenant reads: missing, foreign and erased are the same 404 (docs/reference/tenant-
+    api.md §5.3).
+    """
+    application = await get_tenant_application(session, tenant_id, client_id)
+    if application.erased_at is not None:
+        raise not_found(APPLICATION_NOT_FOUND)
+    return application
+
+
+async def load_application_view(session: AsyncSession, application: Application) -> ApplicationView:
+    """The full application read: members, latest decision, current request summary.
+
+    One statement for all three (services/application_snapshot.py (bench/RESULTS.md)).
+    """
+    found = await load_attachments(session, application.id)
+    return application_view(
+        application, found.members, found.latest_decision, found.open_info_request
+    )
+
+
+async def read_application(
+    session: AsyncSession, tenant_id: str, client_id: str
+) -> ApplicationView:
+    """GET /v1/applications/{clientId} (docs/reference/tenant-api.md §5.3)."""
+    application = await get_readable_application(session, tenant_id, client_id)
+    return await load_application_view(session, application)
+
+
+async def read_info_requests(
+    session: AsyncSession, tenant_id: str, client_id: str
+) -> InfoRequestList:
+    """GET …/info-requests: `{data}` highest seq first, unpaged (docs/reference/tenant-
+    api.md §5.4).
+    """
+    application = await get_readable_application(session, tenant_id, client_id)
+    requests = await repo.info_requests_of(session, application.id)
+    items = await repo.items_of(session, [request.id for request in requests])
+    return {"data": [info_request_view(request, items[request.id]) for request in requests]}
+
+
+async def read_decisions(session: AsyncSession, tenant_id: str, client_id: str) -> DecisionList:
+    """GET …/decisions: `{data}` newest first, ties by id desc (docs/reference/tenant-api.md §5;
+    docs/reference/tenant-api.md).
+    """
+    application = await get_readable_application(session, tenant_id, client_id)
+    decisions = await repo.decisions_of(session, application.id)
+    return {"data": [decision_view(decision) for decision in decisions]}
+
+
+def document_view(document: Document) -> DocumentView:
+    """Document metadata (docs/reference/tenant-api.md §5): no file name, content or URL."""
+    return {
+        "documentId": document.id,
+        "type": document.type,
+        "status": document.status,
+        "contentType": document.content_type,
+        "sizeBytes": document.size_bytes,
+        "uploadedAt": format_ts(document.uploaded_at),
+    }
+
+
+async def documents_of(session: AsyncSession, application_id: str) -> list[Document]:
+    # Only the metadata columns are loaded: contents stay in the database.
+    result = await session.execute(
+        select(Document)
+        .options(defer(Document.content))
+        .where(Document.application_id == application_id)
+        .order_by(Document.uploaded_at, Document.id)
+    )
+    return list(result.scalars())
+
+
+async def read_documents(session: AsyncSession, tenant_id: str, client_id: str) -> DocumentList:
+    """GET …/documents (docs/reference/tenant-api.md §5.14)."""
+    application = await get_readable_application(session, tenant_id, client_id)
+    documents = await documents_of(session, application.id)
+    return {"data": [document_view(document) for document in documents]}
+
+
+async def _verified_at(session: AsyncSession, application_id: str) -> datetime | None:
+    # Imported here: the verification area depends on applications, not the reverse.
+    from gatehouse.verification.links import application_verified
+
+    return await application_verified(session, application_id)
+
+
+async def read_checklist(session: AsyncSession, tenant_id: str, client_id: str) -> Checklist:
+    """GET …/checklist: the intake's items and whether each is satisfied (docs/reference/tenant-
+    api.md §5.13).
+    """
+    application = await get_readable_application(session, tenant_id, client_id)
+    intake = await session.get(Intake, application.label_id) if application.label_id else None
+    checklist = (
+        intake.checklist if intake is not None and isinstance(intake.checklist, list) else []
+    )
+    uploads = await session.execute(
+        select(Document.type, func.min(Document.uploaded_at))
+        .where(Document.application_id == application.id)
+        .group_by(Document.type)
+    )
+    needs_verification = any(item.get("kind") == "verification" for item in checklist)
+    evidence = Evidence(
+        documents={doc_type: at for doc_type, at in uploads.all()},
+        submitted_at=application.submitted_at,
+        verified_at=await _verified_at(session, application.id) if needs_verification else None,
+    )
+    items = evaluate([item for item in checklist if isinstance(item, dict)], evidence)
+    for item in items:
+        item["satisfiedAt"] = format_ts(item["satisfiedAt"])
+    return {"data": cast(list[ChecklistItem], items)}

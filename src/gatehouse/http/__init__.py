@@ -1,1 +1,0 @@
-"""Cross-cutting HTTP: errors, request ids, routing rules, auth, limits, idempotency."""

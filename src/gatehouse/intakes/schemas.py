@@ -1,0 +1,49 @@
+"""Response shapes of intakes (docs/reference/tenant-api.md §5.5, docs/reference/staff-api.md
+§5)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from typing_extensions import TypedDict
+
+
+class IntakeLabel(TypedDict):
+    """An attached intake as tenants see it; nothing internal."""
+
+    labelId: str
+    name: str
+    order: int | None
+
+
+class IntakeList(TypedDict):
+    data: list[IntakeLabel]
+
+
+class ChecklistEntry(TypedDict):
+    """A configured checklist item."""
+
+    key: str
+    label: str
+    kind: Literal["document", "verification", "form"]
+    required: bool
+
+
+class FormField(TypedDict):
+    """A configured field of the portal form."""
+
+    key: str
+    label: str
+    type: Literal["text", "textarea", "email", "date", "number", "tel", "url", "checkbox"]
+    required: bool
+
+
+class StaffIntake(TypedDict):
+    """The staff view of an intake."""
+
+    labelId: str
+    name: str
+    order: int | None
+    attached: bool
+    checklist: list[ChecklistEntry]
+    formFields: list[FormField]

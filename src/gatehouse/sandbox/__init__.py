@@ -1,0 +1,1 @@
+"""Sandbox tenants: simulated applicant and staff steps (docs/sandbox.md)."""

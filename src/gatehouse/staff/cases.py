@@ -1,0 +1,239 @@
+"""Staff case work routes (docs/reference/staff-api.md §6, §12): application reads and list,
+decisions, information requests, erasure, the audit trail, internal notes and assignment.
+
+Thin endpoints: authenticate (`StaffUser`), check the role, validate the
+query or body, then call one service function inside one write transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from gatehouse.cases import assignment, notes
+from gatehouse.cases import audit as audit_reads
+from gatehouse.cases import queries as case_reads
+from gatehouse.decisions import service as decisions
+from gatehouse.domain.principals import Role
+from gatehouse.domain.status import STATUSES
+from gatehouse.erasure import service as erasure
+from gatehouse.errors import invalid_argument
+from gatehouse.info_requests import service as info_requests
+from gatehouse.paging import PageRequest, parse_page, query_values
+from gatehouse.staff.schemas import AssignmentBody, DecisionBody, NoteBody, RaiseBody
+from gatehouse.web.auth import require_role
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import RuntimeDep, StaffUser
+from gatehouse.web.responses import json_response, respond
+
+router = APIRouter(prefix="/staff/v1", tags=["staff: cases"])
+
+
+def _query(request: Request, allowed: Iterable[str]) -> tuple[dict[str, str], PageRequest]:
+    """The query values and the page asked for; unknown or repeated names are 400."""
+    values = query_values(request.query_params.multi_items(), allowed)
+    return values, parse_page(values.get("limit"), values.get("cursor"))
+
+
+@router.get("/applications")
+async def list_applications(request: Request, staff: StaffUser, runtime: RuntimeDep) -> Response:
+    """Applications across tenants, newest change first (analyst+)."""
+    require_role(staff, Role.ANALYST)
+    values, page = _query(request, ("tenantId", "status", "limit", "cursor"))
+    status = values.get("status")
+    if status is not None and status not in STATUSES:
+        raise invalid_argument(
+            f"status must be one of {', '.join(STATUSES)}.", "status", "unknown status"
+        )
+    tenant_id = values.get("tenantId")
+    if tenant_id is not None and not tenant_id:
+        raise invalid_argument("tenantId must not be empty.", "tenantId", "empty")
+    async with runtime.db.read() as session:
+        result = await case_reads.list_applications(
+            session, runtime.crypto, tenant_id=tenant_id, status=status, page=page
+        )
+    return json_response(200, result)
+
+
+@router.get("/applications/{client_id}")
+async def read_application(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """One application, in the tenant read's shape (analyst+); erased is 404."""
+    require_role(staff, Role.ANALYST)
+    async with runtime.db.read() as session:
+        result = await case_reads.read_application(session, client_id)
+    return json_response(200, result)
+
+
+@router.post("/applications/{client_id}/decisions", openapi_extra=body_schema(DecisionBody))
+async def decide(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """approve / countersign / reject_proposal / reject / hold / release → 200 application."""
+    require_role(staff, Role.ANALYST)
+    body = await parse_body(request, DecisionBody)
+    async with runtime.db.write() as session:
+        result = await decisions.make_decision(
+            session,
+            write_context(request, staff),
+            staff,
+            client_id,
+            action=body.action,
+            comment=body.comment,
+            rejection_reason=body.rejectionReason,
+            acknowledgement=body.acknowledgeUnsatisfied,
+        )
+        return await respond(request, session, 200, result)
+
+
+@router.post("/applications/{client_id}/info-requests", openapi_extra=body_schema(RaiseBody))
+async def raise_info_request(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """Raise an information request → 201 request (tenant-api.md §2.8 shape)."""
+    require_role(staff, Role.ANALYST)
+    body = await parse_body(request, RaiseBody)
+    async with runtime.db.write() as session:
+        ctx = write_context(request, staff)
+        result = await info_requests.raise_request(
+            session, ctx, staff, client_id, comment=body.comment, items=body.items
+        )
+        return await respond(request, session, 201, result)
+
+
+def _item_route(move: info_requests.ItemMove) -> Callable[..., Awaitable[Response]]:
+    async def route(
+        request_id: str, item_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+    ) -> Response:
+        require_role(staff, Role.ANALYST)
+        async with runtime.db.write() as session:
+            ctx = write_context(request, staff)
+            result = await move(session, ctx, staff, request_id=request_id, item_id=item_id)
+            return await respond(request, session, 200, result)
+
+    return route
+
+
+def _request_route(move: info_requests.RequestMove) -> Callable[..., Awaitable[Response]]:
+    async def route(
+        request_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+    ) -> Response:
+        require_role(staff, Role.ANALYST)
+        async with runtime.db.write() as session:
+            ctx = write_context(request, staff)
+            result = await move(session, ctx, staff, request_id=request_id)
+            return await respond(request, session, 200, result)
+
+    return route
+
+
+# accept, reopen: POST /info-requests/{request_id}/items/{item_id}/…; close, cancel:
+# POST /info-requests/{request_id}/… (docs/reference/staff-api.md §6.5, §6.6).
+for _name, _item_move in info_requests.ITEM_MOVES.items():
+    router.add_api_route(
+        f"/info-requests/{{request_id}}/items/{{item_id}}/{_name}",
+        _item_route(_item_move),
+        methods=["POST"],
+        name=f"{_name}_item",
+        description=_item_move.__doc__,
+    )
+for _name, _request_move in info_requests.REQUEST_MOVES.items():
+    router.add_api_route(
+        f"/info-requests/{{request_id}}/{_name}",
+        _request_route(_request_move),
+        methods=["POST"],
+        name=f"{_name}_info_request",
+        description=_request_move.__doc__,
+    )
+
+
+@router.post("/applications/{client_id}/erase")
+async def erase_application(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """Erase the applicant's personal data (admin+) → 200 `{clientId, erased: true}`."""
+    require_role(staff, Role.ADMIN)
+    async with runtime.db.write() as session:
+        result = await erasure.erase_application(
+            session,
+            write_context(request, staff),
+            client_id,
+            pseudonymize=runtime.crypto.hash_secret,
+        )
+        response = await respond(request, session, 200, result)
+    await erasure.erase_documents(runtime)
+    return response
+
+
+@router.get("/applications/{client_id}/audit")
+async def application_audit(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """The application's audit trail, newest first (analyst+)."""
+    require_role(staff, Role.ANALYST)
+    _values, page = _query(request, ("limit", "cursor"))
+    async with runtime.db.read() as session:
+        result = await audit_reads.application_audit(session, runtime.crypto, client_id, page)
+    return json_response(200, result)
+
+
+@router.get("/tenants/{tenant_id}/audit")
+async def tenant_audit(
+    tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """The tenant's audit trail, newest first (analyst+)."""
+    require_role(staff, Role.ANALYST)
+    _values, page = _query(request, ("limit", "cursor"))
+    async with runtime.db.read() as session:
+        result = await audit_reads.tenant_audit(session, runtime.crypto, tenant_id, page)
+    return json_response(200, result)
+
+
+@router.post("/applications/{client_id}/notes", openapi_extra=body_schema(NoteBody))
+async def add_note(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """Add an internal note (analyst+) → 201 note; staff-only (staff-api.md §12.2)."""
+    require_role(staff, Role.ANALYST)
+    body = await parse_body(request, NoteBody)
+    async with runtime.db.write() as session:
+        ctx = write_context(request, staff)
+        result = await notes.add_note(session, ctx, staff, client_id, body.text)
+        return await respond(request, session, 201, result)
+
+
+@router.get("/applications/{client_id}/notes")
+async def list_notes(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """The case's internal notes, newest first (analyst+; staff-api.md §12.3)."""
+    require_role(staff, Role.ANALYST)
+    _values, page = _query(request, ("limit", "cursor"))
+    async with runtime.db.read() as session:
+        result = await notes.list_notes(session, runtime.crypto, client_id, page)
+    return json_response(200, result)
+
+
+@router.post("/applications/{client_id}/assignment", openapi_extra=body_schema(AssignmentBody))
+async def assign(
+    client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """Assign the case to a staff member, or unassign it with null (analyst+; §12.4)."""
+    require_role(staff, Role.ANALYST)
+    body = await parse_body(request, AssignmentBody)
+    assignee = body.staffId
+    if assignee is not None and (not isinstance(assignee, str) or not assignee):
+        raise invalid_argument(
+            "Give the id of an active staff member, or null to unassign the case.",
+            "staffId",
+            "not a staff id",
+        )
+    async with runtime.db.write() as session:
+        result = await assignment.assign(
+            session, write_context(request, staff), client_id, assignee
+        )
+        return await respond(request, session, 200, result)

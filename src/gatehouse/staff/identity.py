@@ -1,0 +1,102 @@
+"""Staff API rows of the staff lifecycle and of personal tokens
+(docs/reference/staff-api.md §9).
+
+Checks run in the order of the other staff routes: the staff token (401), the role (403,
+in the dependency), then the body. Who may manage whom is the lifecycle's rule.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from starlette.responses import Response
+
+from gatehouse.accounts import lifecycle, tokens
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffUser
+from gatehouse.web.responses import json_response
+
+router = APIRouter(prefix="/staff/v1", tags=["staff: identity"])
+
+
+class RolePatch(BaseModel):
+    """`PATCH /staff/v1/staff/{staffId}` body."""
+
+    model_config = ConfigDict(strict=True)
+    role: StrictStr
+
+
+class TokenCreate(BaseModel):
+    """`POST /staff/v1/tokens` body; no `expiresInDays`: 90 days."""
+
+    model_config = ConfigDict(strict=True)
+    name: StrictStr
+    expiresInDays: StrictInt | None = None
+
+
+@router.get("/staff")
+async def list_staff(principal: StaffAdmin, runtime: RuntimeDep) -> Response:
+    """`{data: [{staffId, email, role, status, createdAt, lastSignInAt, mfa, ...}]}`."""
+    return json_response(200, await lifecycle.list_staff(runtime))
+
+
+@router.patch("/staff/{staffId}", openapi_extra=body_schema(RolePatch))
+async def change_role(
+    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+) -> Response:
+    body = await parse_body(request, RolePatch)
+    ctx = write_context(request, principal)
+    return json_response(
+        200, await lifecycle.change_role(runtime, principal, staffId, body.role, ctx)
+    )
+
+
+@router.post("/staff/{staffId}/deactivate")
+async def deactivate(
+    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+) -> Response:
+    ctx = write_context(request, principal)
+    return json_response(200, await lifecycle.deactivate(runtime, principal, staffId, ctx))
+
+
+@router.post("/staff/{staffId}/reactivate")
+async def reactivate(
+    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+) -> Response:
+    ctx = write_context(request, principal)
+    return json_response(200, await lifecycle.reactivate(runtime, principal, staffId, ctx))
+
+
+@router.post("/staff/{staffId}/reset")
+async def reset(
+    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+) -> Response:
+    """`{inviteUrl, inviteExpiresAt}`: the new invite, shown this once."""
+    ctx = write_context(request, principal)
+    return json_response(200, await lifecycle.reset(runtime, principal, staffId, ctx))
+
+
+@router.get("/tokens")
+async def list_tokens(principal: StaffUser, runtime: RuntimeDep) -> Response:
+    """The caller's own tokens."""
+    return json_response(200, await tokens.list_tokens(runtime, principal.staff_id))
+
+
+@router.post("/tokens", status_code=201, openapi_extra=body_schema(TokenCreate))
+async def create_token(request: Request, principal: StaffUser, runtime: RuntimeDep) -> Response:
+    """201 `{tokenId, token, name, expiresAt}`; the token is shown this once."""
+    body = await parse_body(request, TokenCreate)
+    ctx = write_context(request, principal)
+    created = await tokens.create_token(
+        runtime, principal.staff_id, body.name, body.expiresInDays, ctx
+    )
+    return json_response(201, created)
+
+
+@router.post("/tokens/{tokenId}/revoke")
+async def revoke_token(
+    tokenId: str, request: Request, principal: StaffUser, runtime: RuntimeDep
+) -> Response:
+    ctx = write_context(request, principal)
+    return json_response(200, await tokens.revoke_token(runtime, principal.staff_id, tokenId, ctx))

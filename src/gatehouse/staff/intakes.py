@@ -1,0 +1,80 @@
+"""Staff intake configuration (docs/reference/staff-api.md §5): create and update intake labels.
+
+`POST /staff/v1/tenants/{tenantId}/intakes` and `PATCH /staff/v1/intakes/{labelId}`,
+admin and above. The checklist drives the tenant checklist read (tenant-api.md §5.13);
+the optional `formFields` drive the portal form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict
+from starlette.responses import Response
+
+from gatehouse.domain.principals import Role
+from gatehouse.intakes.service import create_intake, staff_intake_view, update_intake
+from gatehouse.web.auth import require_role
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.dependencies import RuntimeDep, StaffUser
+from gatehouse.web.responses import json_response
+
+router = APIRouter(tags=["staff intakes"])
+
+
+class IntakeCreateBody(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    name: str
+    order: int | None = None
+    attached: bool = True
+    checklist: list[Any] | None = None
+    formFields: list[Any] | None = None
+
+
+class IntakeUpdateBody(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    name: str | None = None
+    order: int | None = None
+    attached: bool | None = None
+    checklist: list[Any] | None = None
+    formFields: list[Any] | None = None
+
+
+@router.post("/staff/v1/tenants/{tenant_id}/intakes", openapi_extra=body_schema(IntakeCreateBody))
+async def post_intake(
+    tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """201 `{labelId, name, order, attached, checklist, formFields}`."""
+    require_role(staff, Role.ADMIN)
+    body = await parse_body(request, IntakeCreateBody)
+    async with runtime.db.write() as session:
+        intake = await create_intake(
+            session,
+            write_context(request, staff),
+            tenant_id=tenant_id,
+            name=body.name,
+            order=body.order,
+            attached=body.attached,
+            checklist=body.checklist,
+            form_fields=body.formFields,
+        )
+        view = staff_intake_view(intake)
+    return json_response(201, view)
+
+
+@router.patch("/staff/v1/intakes/{label_id}", openapi_extra=body_schema(IntakeUpdateBody))
+async def patch_intake(
+    label_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
+) -> Response:
+    """200 with the intake; only the fields sent change (`order: null` clears it)."""
+    require_role(staff, Role.ADMIN)
+    body = await parse_body(request, IntakeUpdateBody)
+    changes = {name: getattr(body, name) for name in body.model_fields_set}
+    async with runtime.db.write() as session:
+        intake = await update_intake(session, write_context(request, staff), label_id, changes)
+        view = staff_intake_view(intake)
+    return json_response(200, view)

@@ -1,0 +1,167 @@
+"""Staff routes of the verification area (`/staff/v1/verification`, docs/reference/staff-api.md §8).
+
+Order of checks: the staff token (401), the role (403), then body and query
+validation (400), then the operation. Every action is audited in its own
+transaction. The GET lists serve the dashboard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from starlette.responses import Response
+
+from gatehouse.domain.numbers import parse_int
+from gatehouse.domain.principals import Role, StaffPrincipal
+from gatehouse.domain.verification import HIGHEST_STATUS, LOWEST_STATUS
+from gatehouse.errors import invalid_argument, not_found
+from gatehouse.paging import PageRequest, parse_page
+from gatehouse.verification import clients, customers, schemas
+from gatehouse.verification import queries as listing
+from gatehouse.verification.sweep import sweep_on_demand
+from gatehouse.web.auth import authenticate_staff, require_role, runtime_of
+from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.context import write_context
+from gatehouse.web.responses import json_response, respond
+
+router = APIRouter(prefix="/staff/v1/verification", tags=["staff: verification"])
+
+CALLBACK_STATUSES = ("pending", "delivering", "succeeded", "dropped")
+
+
+def _staff(role: str) -> Callable[[Request], Awaitable[StaffPrincipal]]:
+    async def dependency(request: Request) -> StaffPrincipal:
+        principal = await authenticate_staff(request)
+        require_role(principal, role)
+        return principal
+
+    return dependency
+
+
+Analyst = Annotated[StaffPrincipal, Depends(_staff(Role.ANALYST))]
+Admin = Annotated[StaffPrincipal, Depends(_staff(Role.ADMIN))]
+
+
+def _page(request: Request) -> PageRequest:
+    return parse_page(request.query_params.get("limit"), request.query_params.get("cursor"))
+
+
+def _optional(request: Request, name: str) -> str | None:
+    value = request.query_params.get(name)
+    return value if value else None
+
+
+@router.post("/clients", status_code=201, openapi_extra=body_schema(schemas.ClientCreate))
+async def create_client(request: Request, staff: Admin) -> Response:
+    """Create a verification client (admin+): 201 `{clientUuid, clientSecret, name}`;
+    `sandbox: true` makes a sandbox client (docs/sandbox.md)."""
+    body = await parse_body(request, schemas.ClientCreate)
+    name = body.name.strip()
+    if not name:
+        raise invalid_argument("name must not be empty.", "name")
+    runtime = runtime_of(request)
+    async with runtime.db.write() as session:
+        created = await clients.create_client(
+            session,
+            runtime,
+            write_context(request, staff),
+            name=name,
+            customer_created_events=body.customerCreatedEvents,
+            sandbox=body.sandbox,
+        )
+        return await respond(request, session, 201, created)
+
+
+@router.get("/clients")
+async def list_clients(request: Request, staff: Analyst) -> Response:
+    """Every verification client (analyst+), newest first; never a secret."""
+    runtime = runtime_of(request)
+    async with runtime.db.read() as session:
+        data = await clients.list_clients(session)
+    return json_response(200, {"data": data})
+
+
+@router.post("/customers", status_code=201, openapi_extra=body_schema(schemas.CustomerCreate))
+async def create_customer(request: Request, staff: Analyst) -> Response:
+    """Create a customer in Pending (5) (analyst+); `customer_created` for opted-in clients."""
+    body = await parse_body(request, schemas.CustomerCreate)
+    data = schemas.customer_input(body)
+    runtime = runtime_of(request)
+    async with runtime.db.write() as session:
+        ctx = write_context(request, staff)
+        created = await customers.create_customer(session, runtime, ctx, data)
+        return await respond(request, session, 201, created)
+
+
+@router.get("/customers")
+async def list_customers(request: Request, staff: Analyst) -> Response:
+    """Customers (analyst+), newest first; filters `clientUuid`, `status`, `clientId`."""
+    page_request = _page(request)
+    status = request.query_params.get("status")
+    code = None if status is None else parse_int(status, "status", LOWEST_STATUS, HIGHEST_STATUS)
+    filters = listing.CustomerFilters(
+        client_uuid=_optional(request, "clientUuid"),
+        status=code,
+        client_id=_optional(request, "clientId"),
+    )
+    runtime = runtime_of(request)
+    async with runtime.db.read() as session:
+        page = await listing.list_customers(session, runtime.crypto, filters, page_request)
+    return json_response(200, page)
+
+
+@router.get("/customers/{customer_uuid}")
+async def get_customer(request: Request, customer_uuid: str, staff: Analyst) -> Response:
+    runtime = runtime_of(request)
+    async with runtime.db.read() as session:
+        found = await customers.customer_for_staff(session, customer_uuid)
+    if found is None:
+        raise not_found("No such customer.")
+    return json_response(200, found)
+
+
+@router.post("/customers/{customer_uuid}/status", openapi_extra=body_schema(schemas.StatusChange))
+async def change_status(request: Request, customer_uuid: str, staff: Analyst) -> Response:
+    """Set a customer's status (analyst+): codes 2, 5, 6, 7, 9, 10 only, else 400."""
+    body = await parse_body(request, schemas.StatusChange)
+    reason = body.reason.strip() if body.reason is not None else None
+    runtime = runtime_of(request)
+    async with runtime.db.write() as session:
+        changed = await customers.change_status(
+            session,
+            runtime,
+            write_context(request, staff),
+            customer_uuid,
+            body.status,
+            reason or None,
+        )
+        return await respond(request, session, 200, changed)
+
+
+@router.get("/callbacks")
+async def list_callbacks(request: Request, staff: Analyst) -> Response:
+    """The callback log (analyst+), newest first; filters `clientUuid`, `status`, `customerUuid`."""
+    page_request = _page(request)
+    status = _optional(request, "status")
+    if status is not None and status not in CALLBACK_STATUSES:
+        raise invalid_argument(f"status must be one of {', '.join(CALLBACK_STATUSES)}.", "status")
+    filters = listing.CallbackFilters(
+        client_uuid=_optional(request, "clientUuid"),
+        status=status,
+        customer_uuid=_optional(request, "customerUuid"),
+    )
+    runtime = runtime_of(request)
+    async with runtime.db.read() as session:
+        page = await listing.list_callbacks(session, runtime.crypto, filters, page_request)
+    return json_response(200, page)
+
+
+@router.post("/sweep")
+async def run_sweep(request: Request, staff: Admin) -> Response:
+    """Run the expiry sweep now (admin+): 200 `{warningsSent, movedToDraft}`."""
+    runtime = runtime_of(request)
+    async with runtime.db.write() as session:
+        result = await sweep_on_demand(session, runtime, write_context(request, staff))
+        return await respond(request, session, 200, result.view())

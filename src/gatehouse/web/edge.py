@@ -1,0 +1,420 @@
+"""The outermost ASGI middleware: the first checks of docs/reference/tenant-api.md §4.1.
+
+It gives every response a `Service-Request-Id` (errors, OPTIONS and crashes
+included), applies the per-IP limit to `/v1` before anything else (and keeps
+the credentials epoch that the same Redis round trip read), answers
+OPTIONS with an empty 405, folds a trailing slash, refuses control characters
+in the path, the query string, the headers the service reads and form bodies
+(`web/text.py`), bounds the request body by surface before anything buffers it, copies the
+per-key RateLimit-* headers that authentication recorded, turns an unexpected
+exception into the generic 500 body, and records metrics.
+
+Refusals made here take the shape of the surface they answer for
+(docs/platform.md, "Text input" and "Body size"): the error body on `/v1`,
+`/staff/v1`, `/portal/api` and the operational routes, `{"message"}` on
+`/verify`, and a page on the dashboard and the portal's pages.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from tempfile import SpooledTemporaryFile
+from typing import Any
+
+import orjson
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gatehouse import metrics
+from gatehouse.domain.numbers import decimal_or_none
+from gatehouse.ids import new_id
+from gatehouse.limits.credentials import EPOCH_STATE
+from gatehouse.logs import REQUEST_ID
+from gatehouse.runtime import Runtime
+from gatehouse.settings import Settings
+from gatehouse.web.client_address import client_address
+from gatehouse.web.errors import error_body
+from gatehouse.web.rendering import PAGE_HEADERS, templates
+from gatehouse.web.text import (
+    check_form_body,
+    check_json_body,
+    check_request_line_and_headers,
+    is_form,
+    is_json,
+)
+
+log = logging.getLogger("gatehouse.http")
+access_log = logging.getLogger("gatehouse.access")
+
+REQUEST_ID_HEADER = b"service-request-id"
+
+
+# Multipart framing allowed around an uploaded file, beyond UPLOAD_MAX_BYTES (the portal's
+# upload routes refuse a file over the limit with their own page or body before this).
+UPLOAD_FRAMING = 128 * 1024
+
+
+def _first_segment(path: str) -> str:
+    return path[1:].partition("/")[0]
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def surface_of(path: str) -> str:
+    """`verify`, `page` (dashboard, portal pages) or `json` (every other route)."""
+    segment = _first_segment(path)
+    if segment == "verify":
+        return "verify"
+    if segment == "dashboard":
+        return "page"
+    if segment == "portal":
+        return "json" if _under(path, "/portal/api") else "page"
+    return "json"
+
+
+def body_limit(path: str, content_type: str, settings: Settings) -> int:
+    """The largest body a request to `path` may carry (docs/platform.md, "Body size").
+
+    Sign-in bodies (`/dashboard/sign-in`, `/portal/login/…`, `/verify`) have the
+    smallest bound, portal uploads (multipart) the largest, page forms their own,
+    and JSON the rest.
+    """
+    segment = _first_segment(path)
+    if segment == "verify":
+        return settings.sign_in_body_max_bytes
+    if segment == "dashboard":
+        if _under(path, "/dashboard/sign-in"):
+            return settings.sign_in_body_max_bytes
+        return settings.form_body_max_bytes
+    if segment == "portal":
+        if path.startswith("/portal/login/"):
+            return settings.sign_in_body_max_bytes
+        if content_type.lower().startswith("multipart/form-data"):
+            return settings.upload_max_bytes + UPLOAD_FRAMING
+        if _under(path, "/portal/api"):
+            return settings.json_body_max_bytes
+        return settings.form_body_max_bytes
+    return settings.json_body_max_bytes
+
+
+class BodyTooLarge(Exception):
+    """Raised from `receive` once the body outgrows its bound; the edge answers 413."""
+
+
+# A query string of printable ASCII without `%` decodes to itself (`+` to a space): it
+# cannot carry a refused character, so its pairs need not be parsed to be checked.
+_PLAIN_QUERY = re.compile(rb"[\x20-\x24\x26-\x7e]*")
+
+
+def _body_headers(headers: list[tuple[bytes, bytes]]) -> tuple[str, str]:
+    """The first Content-Type and Content-Length values (empty when absent), in one pass."""
+    content_type = length = None
+    for key, value in headers:
+        if key == b"content-type":
+            if content_type is None:
+                content_type = value.decode("latin-1")
+        elif key == b"content-length" and length is None:
+            length = value.decode("latin-1")
+    return content_type or "", length or ""
+
+
+class EdgeMiddleware:
+    def __init__(self, app: ASGIApp, runtime: Runtime) -> None:
+        self.app = app
+        self.runtime = runtime
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        request_id = new_id("req")
+        state: dict[str, Any] = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        token = REQUEST_ID.set(request_id)
+        path: str = scope["path"]
+        if len(path) > 1 and path.endswith("/"):
+            path = path.rstrip("/") or "/"
+            scope["path"] = path
+            scope["raw_path"] = path.encode()
+        status_holder = [500]
+        too_large = [False]
+
+        async def deliver(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_holder[0] = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((REQUEST_ID_HEADER, request_id.encode()))
+                window = state.get("ratelimit")
+                if window is not None and not any(
+                    k.lower() == b"ratelimit-limit" for k, _ in headers
+                ):
+                    headers.extend(
+                        (k.lower().encode(), v.encode()) for k, v in window.headers().items()
+                    )
+                message["headers"] = headers
+                state["response_started"] = True
+            await send(message)
+
+        async def send_from_app(message: Message) -> None:
+            # Once the body outgrew its bound, the 413 below is the answer, whatever the
+            # route made of the interrupted read.
+            if not too_large[0]:
+                await deliver(message)
+
+        settings = self.runtime.settings
+        content_type, declared = _body_headers(scope["headers"])
+        limit = body_limit(path, content_type, settings)
+        received = [0]
+
+        async def bounded_receive() -> Message:
+            if too_large[0]:
+                raise BodyTooLarge
+            message = await receive()
+            if message["type"] == "http.request":
+                received[0] += len(message.get("body", b""))
+                if received[0] > limit:
+                    too_large[0] = True
+                    raise BodyTooLarge
+            return message
+
+        spools: list[SpooledTemporaryFile[bytes]] = []
+        try:
+            if path == "/v1" or path.startswith("/v1/"):
+                address = client_address(scope, settings.trusted_proxy_set)
+                check = await self.runtime.limits.hit_ip(address)
+                # Read in the same Redis round trip; authentication uses it (key_cache.py).
+                state[EPOCH_STATE] = check.credentials_epoch
+                if not check.allowed:
+                    metrics.RATE_LIMITED.labels(kind="ip").inc()
+                    body = error_body(
+                        "resource-exhausted", "Too many requests from this address.", request_id
+                    )
+                    await _send_json(deliver, 429, body)
+                    return
+            if scope["method"] == "OPTIONS":
+                await deliver({"type": "http.response.start", "status": 405, "headers": []})
+                await deliver({"type": "http.response.body", "body": b""})
+                return
+            query: bytes = scope.get("query_string", b"")
+            problem = check_request_line_and_headers(
+                path, b"" if _PLAIN_QUERY.fullmatch(query) else query, scope["headers"]
+            )
+            if problem is not None:
+                await _refuse(deliver, path, 400, problem.message, problem.field, problem.issue)
+                return
+            length = decimal_or_none(declared) if declared else 0
+            if length is None or length < 0:
+                message = "Content-Length must be a number of bytes."
+                await _refuse(deliver, path, 400, message, "Content-Length", "not a length")
+                return
+            if length > limit:
+                await _refuse_too_large(deliver, path, limit)
+                return
+            app_receive: Receive = bounded_receive
+            if not content_type:
+                pass  # no body to check here (JSON surfaces check theirs in web/body.py)
+            elif is_form(content_type):
+                # A form is read here (within its bound) and checked as the route will
+                # parse it, then handed to the route unchanged.
+                # Held in memory up to 1 MiB, then on disk: an upload is never held whole in
+                # memory (docs/documents.md §1).
+                spooled = await _spool_body(bounded_receive)
+                if spooled is None:
+                    return  # the client went away
+                spools.append(spooled)
+                problem = await check_form_body(Headers(scope=scope), _chunks_of(spooled))
+                if problem is not None:
+                    await _refuse(deliver, path, 400, problem.message, problem.field, problem.issue)
+                    return
+                app_receive = _replay_spool(spooled, receive)
+            elif is_json(content_type) and surface_of(path) == "page":
+                # JSON posted to a page route (the dashboard's passkey steps): the JSON
+                # surfaces check theirs in web/body.py; these routes parse their own.
+                json_body = await _read_body(bounded_receive)
+                if json_body is None:
+                    return
+                problem = check_json_body(json_body)
+                if problem is not None:
+                    await _send_json(deliver, 400, {"message": problem.message})
+                    return
+                app_receive = _replay(json_body, receive)
+            await self.app(scope, app_receive, send_from_app)
+            if too_large[0]:
+                raise BodyTooLarge
+            if state.get("idempotency") is not None and not state.get("idempotency_completed"):
+                # The route answered without `respond` (or with a 5xx of its own making):
+                # nothing was stored, so free the key for a retry.
+                await state["idempotency_release"]()
+        except BodyTooLarge:
+            await _release_idempotency(state)
+            if not state.get("response_started"):
+                await _refuse_too_large(deliver, path, limit)
+        except Exception:
+            log.exception("unhandled error", extra={"request_id": request_id, "path": path})
+            await _release_idempotency(state)
+            if not state.get("response_started"):
+                body = error_body("internal", "Internal error.", request_id)
+                await _send_json(deliver, 500, body)
+        finally:
+            for spooled in spools:
+                spooled.close()
+            seconds = time.perf_counter() - started
+            template: str | None = getattr(scope.get("route"), "path", None)
+            metrics.observe(scope["method"], template or "unmatched", status_holder[0], seconds)
+            if access_log.isEnabledFor(logging.INFO):
+                _log_access(scope["method"], template, path, status_holder[0], seconds)
+            REQUEST_ID.reset(token)
+
+
+def _log_access(method: str, template: str | None, path: str, status: int, seconds: float) -> None:
+    """The request's one line on `gatehouse.access` (docs/operations.md, "Logs").
+
+    The record is handed to the logger directly: `Logger.info` would also look up the
+    caller's frame, which no line shows. Filters and handlers apply as to any record.
+    """
+    fields: dict[str, Any] = {"method": method}
+    if template is not None:
+        fields["route"] = template
+    else:
+        fields["path"] = path
+    fields["status"] = status
+    fields["ms"] = round(seconds * 1000, 2)
+    record = access_log.makeRecord(
+        access_log.name,
+        logging.INFO,
+        "",
+        0,
+        "%s %s %s",
+        (method, template or path, status),
+        None,
+        extra=fields,
+    )
+    access_log.handle(record)
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole body, or None when the client disconnects first."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+# A form body is held in memory up to this size, then on disk (an upload can be 10 MiB).
+SPOOL_IN_MEMORY = 1024 * 1024
+SPOOL_CHUNK = 64 * 1024
+
+
+async def _spool_body(receive: Receive) -> SpooledTemporaryFile[bytes] | None:
+    """The whole body in a spooled file, or None when the client disconnects first."""
+    spooled: SpooledTemporaryFile[bytes]
+    spooled = SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115 (the edge closes it)
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            spooled.close()
+            return None
+        spooled.write(message.get("body", b""))
+        if not message.get("more_body", False):
+            return spooled
+
+
+async def _chunks_of(spooled: SpooledTemporaryFile[bytes]) -> AsyncIterator[bytes]:
+    spooled.seek(0)
+    while chunk := spooled.read(SPOOL_CHUNK):
+        yield chunk
+
+
+def _replay_spool(spooled: SpooledTemporaryFile[bytes], receive: Receive) -> Receive:
+    """A `receive` that hands over the spooled body in pieces, then what the client sends."""
+    spooled.seek(0)
+    ahead = [spooled.read(SPOOL_CHUNK)]
+    done = [False]
+
+    async def replay() -> Message:
+        if done[0]:
+            return await receive()
+        chunk = ahead[0]
+        ahead[0] = spooled.read(SPOOL_CHUNK)
+        done[0] = not ahead[0]
+        return {"type": "http.request", "body": chunk, "more_body": not done[0]}
+
+    return replay
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands over `body` once, then what the client sends (disconnect)."""
+    handed = [False]
+
+    async def replay() -> Message:
+        if not handed[0]:
+            handed[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _release_idempotency(state: dict[str, Any]) -> None:
+    release = state.get("idempotency_release")
+    if release is not None:
+        try:
+            await release()
+        except Exception:
+            log.exception("could not release idempotency record")
+
+
+# The portal's upload route names the file in every refusal of an upload, this one included
+# (docs/reference/portal.md §7.7).
+UPLOAD_ROUTE = "/portal/api/documents"
+
+
+async def _refuse_too_large(send: Send, path: str, limit: int) -> None:
+    message = f"The request body is larger than {limit} bytes."
+    field = "file" if path == UPLOAD_ROUTE else "body"
+    await _refuse(send, path, 413, message, field, f"larger than {limit} bytes")
+
+
+async def _refuse(send: Send, path: str, status: int, message: str, field: str, issue: str) -> None:
+    """Answer a refusal in the shape of the surface `path` belongs to."""
+    surface = surface_of(path)
+    if surface == "verify":
+        await _send_json(send, status, {"message": message})
+    elif surface == "page":
+        heading = "The request was too large" if status == 413 else "The request was refused"
+        page = templates.get_template("refused.html").render(heading=heading, reason=message)
+        await _send(send, status, page.encode(), b"text/html; charset=utf-8", PAGE_HEADERS)
+    else:
+        request_id = REQUEST_ID.get() or ""
+        details = [{"field": field, "issue": issue}]
+        await _send_json(send, status, error_body("invalid-argument", message, request_id, details))
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+    await _send(send, status, orjson.dumps(body), b"application/json")
+
+
+async def _send(
+    send: Send,
+    status: int,
+    payload: bytes,
+    content_type: bytes,
+    extra: dict[str, str] | None = None,
+) -> None:
+    headers = [
+        (b"content-type", content_type),
+        (b"content-length", str(len(payload)).encode()),
+    ]
+    headers.extend((k.lower().encode(), v.encode()) for k, v in (extra or {}).items())
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})

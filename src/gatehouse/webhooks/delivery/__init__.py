@@ -1,0 +1,19 @@
+"""The webhook delivery worker: `loop` schedules, `claims` leases, `recorder` writes outcomes."""
+
+from gatehouse.webhooks.delivery.claims import sample_queue
+from gatehouse.webhooks.delivery.loop import (
+    DEFAULT_CONCURRENCY,
+    DeliveryWorker,
+    WorkerStats,
+    run_delivery_worker,
+)
+from gatehouse.webhooks.health import disable_failing_endpoints
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DeliveryWorker",
+    "WorkerStats",
+    "disable_failing_endpoints",
+    "run_delivery_worker",
+    "sample_queue",
+]

@@ -1,0 +1,271 @@
+"""Recording attempt outcomes in batches (docs/reference/webhooks.md §6.3, §6.6).
+
+Outcomes queue up while attempts finish; the recorder writes whatever is
+queued in one transaction. Every update is guarded by the claim token, so a
+stale outcome (lease expired and re-claimed, endpoint disabled or deleted)
+changes nothing. A batch carries many tenants' work, so one outcome that
+cannot be written must not undo the others: when the batch transaction fails,
+each outcome is written in its own, and one that fails alone is logged and
+left leased (its delivery goes out again when the lease ends).
+
+Successes are one bulk update; an endpoint with failures is locked and its
+outcomes applied in order: the retry schedule (`rules.next_step`)
+for the delivery, then the health rule (`rules.endpoint_health`) for the
+endpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import Table, bindparam, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
+from gatehouse.outbound.transport import PostResult
+from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
+from gatehouse.webhooks import health, rules
+from gatehouse.webhooks.delivery.claims import Claim
+
+log = logging.getLogger("gatehouse.webhooks")
+
+MAX_RECORD_BATCH = 500
+_DELIVERIES: Table = Delivery.__table__  # type: ignore[assignment]
+
+
+@dataclass
+class Outcome:
+    claim: Claim
+    result: PostResult
+    finished_at: datetime
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Outcomes a batch recorded: successes and failures (of which the batch scheduled
+    `retried` again and made `dead`; a stale outcome changes nothing), and the reasons of
+    the endpoints it disabled."""
+
+    succeeded: int = 0
+    failed: int = 0
+    retried: int = 0
+    dead: int = 0
+    disabled: tuple[str, ...] = ()
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(
+            succeeded=self.succeeded + other.succeeded,
+            failed=self.failed + other.failed,
+            retried=self.retried + other.retried,
+            dead=self.dead + other.dead,
+            disabled=self.disabled + other.disabled,
+        )
+
+
+class Recorder:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._outcomes: asyncio.Queue[Outcome] = asyncio.Queue()
+
+    def put(self, outcome: Outcome) -> None:
+        self._outcomes.put_nowait(outcome)
+
+    async def run(self, recorded: Callable[[int, Tally], None]) -> None:
+        """Record queued outcomes batch by batch; `recorded(n, tally)` after each batch."""
+        while True:
+            batch = [await self._outcomes.get()]
+            while len(batch) < MAX_RECORD_BATCH and not self._outcomes.empty():
+                batch.append(self._outcomes.get_nowait())
+            tally = Tally()
+            try:
+                tally = await self.record(batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # Unrecorded outcomes keep their lease: the deliveries go out again later.
+                log.exception("recording webhook outcomes failed")
+            finally:
+                recorded(len(batch), tally)
+
+    async def record(self, batch: list[Outcome]) -> Tally:
+        """Write `batch`: in one transaction, or outcome by outcome when that fails."""
+        try:
+            return await self._write(batch)
+        except Exception:
+            if len(batch) == 1:
+                _log_unrecorded(batch[0])
+                return Tally()
+            log.warning(
+                "recording %d webhook outcomes together failed; recording each alone",
+                len(batch),
+                exc_info=True,
+            )
+        total = Tally()
+        for outcome in sorted(batch, key=lambda o: o.finished_at):
+            try:
+                tally = await self._write([outcome])
+            except Exception:
+                _log_unrecorded(outcome)
+                continue
+            total += tally
+        return total
+
+    async def _write(self, batch: list[Outcome]) -> Tally:
+        """Write `batch` in one transaction."""
+        by_endpoint: dict[str, list[Outcome]] = defaultdict(list)
+        for outcome in batch:
+            by_endpoint[outcome.claim.endpoint_id].append(outcome)
+        now = self.runtime.now()
+        failures = Tally()
+        async with self.runtime.db.write() as session:
+            successes = [o for o in batch if o.result.success]
+            if successes:
+                await session.execute(
+                    update(_DELIVERIES)
+                    .where(
+                        _DELIVERIES.c.id == bindparam("b_id"),
+                        _DELIVERIES.c.claim_token == bindparam("b_token"),
+                    )
+                    .values(
+                        status=DeliveryStatus.SUCCEEDED,
+                        next_attempt_at=None,
+                        lease_until=None,
+                        claim_token=None,
+                        last_http_status=bindparam("b_status"),
+                        last_error=None,
+                    ),
+                    [
+                        {
+                            "b_id": o.claim.delivery_id,
+                            "b_token": o.claim.token,
+                            "b_status": o.result.status,
+                        }
+                        for o in successes
+                    ],
+                )
+            healthy_only = [
+                eid for eid, outs in by_endpoint.items() if all(o.result.success for o in outs)
+            ]
+            if healthy_only:
+                await _mark_healthy(session, healthy_only, now)
+            troubled = sorted(eid for eid in by_endpoint if eid not in set(healthy_only))
+            for endpoint_id in troubled:
+                failures += await self._record_endpoint(
+                    session, endpoint_id, by_endpoint[endpoint_id], now
+                )
+        return Tally(succeeded=len(successes)) + failures
+
+    async def _record_endpoint(
+        self, session: AsyncSession, endpoint_id: str, outcomes: list[Outcome], now: datetime
+    ) -> Tally:
+        """Apply one endpoint's outcomes in order: its failures, deaths and disabling."""
+        settings = self.runtime.settings
+        endpoint = await session.scalar(
+            select(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id).with_for_update()
+        )
+        failed = retried = dead = 0
+        disabled: list[str] = []
+        for outcome in sorted(outcomes, key=lambda o: o.finished_at):
+            result, claim = outcome.result, outcome.claim
+            if result.success:
+                if endpoint is not None:
+                    endpoint.consecutive_failures = 0
+                    endpoint.failing_since = None
+                    endpoint.last_success_at = now
+                continue
+            failed += 1
+            step = rules.next_step(
+                rules.Attempted(
+                    status=result.status,
+                    error=result.error,
+                    retry_after=result.headers.get("retry-after"),
+                ),
+                attempts_made=claim.attempt,
+                first_attempt_at=claim.first_attempt_at,
+                now=now,
+                max_attempts=settings.webhook_max_attempts,
+                scale=settings.webhook_backoff_scale,
+            )
+            applied = await _finish_attempt(session, claim, result, step)
+            if applied and step.status == DeliveryStatus.DEAD:
+                dead += 1
+            elif applied:
+                retried += 1
+            if not applied or endpoint is None or endpoint.status != EndpointStatus.ENABLED:
+                continue
+            verdict = rules.endpoint_health(
+                http_status=result.status,
+                dead=step.status == DeliveryStatus.DEAD,
+                consecutive_failures=endpoint.consecutive_failures,
+                failing_since=endpoint.failing_since,
+                now=now,
+                scale=settings.webhook_backoff_scale,
+            )
+            if step.status == DeliveryStatus.DEAD:
+                endpoint.consecutive_failures = verdict.consecutive_failures
+                endpoint.failing_since = verdict.failing_since
+                endpoint.updated_at = now
+            if verdict.disable is not None:
+                await health.disable_endpoint(session, endpoint, reason=verdict.disable, now=now)
+                disabled.append(verdict.disable)
+        return Tally(failed=failed, retried=retried, dead=dead, disabled=tuple(disabled))
+
+
+def _log_unrecorded(outcome: Outcome) -> None:
+    log.exception(
+        "recording a webhook outcome failed; the delivery goes out again when its lease ends",
+        extra={
+            "delivery_id": outcome.claim.delivery_id,
+            "endpoint_id": outcome.claim.endpoint_id,
+        },
+    )
+
+
+async def _mark_healthy(session: AsyncSession, endpoint_ids: list[str], now: datetime) -> None:
+    # Touches (and locks) a row only when something changes, or to refresh the
+    # last-success time once a second: a busy healthy endpoint is not a hot row.
+    await session.execute(
+        update(WebhookEndpoint)
+        .where(
+            WebhookEndpoint.id.in_(endpoint_ids),
+            or_(
+                WebhookEndpoint.consecutive_failures != 0,
+                WebhookEndpoint.failing_since.is_not(None),
+                WebhookEndpoint.last_success_at.is_(None),
+                WebhookEndpoint.last_success_at < now - timedelta(seconds=1),
+            ),
+        )
+        .values(consecutive_failures=0, failing_since=None, last_success_at=now)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def _finish_attempt(
+    session: AsyncSession, claim: Claim, result: PostResult, step: rules.NextStep
+) -> bool:
+    """A failed attempt: schedule the retry or make the delivery dead. False when the
+    claim was no longer held (a stale outcome changes nothing)."""
+    values: dict[str, object] = {
+        "lease_until": None,
+        "claim_token": None,
+        "last_http_status": result.status,
+        "last_error": (result.error or "failed")[:300],
+    }
+    if step.status == DeliveryStatus.PENDING:
+        values["next_attempt_at"] = step.retry_at
+    else:
+        values["status"] = DeliveryStatus.DEAD
+        values["next_attempt_at"] = None
+    updated = await session.execute(
+        update(Delivery)
+        .where(Delivery.id == claim.delivery_id, Delivery.claim_token == claim.token)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(updated.rowcount == 1)  # type: ignore[attr-defined]

@@ -1,0 +1,164 @@
+"""Single sign-on against a real OpenID provider process on loopback (docs/staff-identity.md
+"Single sign-on"): the authorization code flow with PKCE, discovery from the issuer, and a
+person matched by a verified email; unknown, unverified and deactivated people are refused,
+and so is a callback whose state does not match."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.core import AuditEntry, StaffMember
+from tests.pages.helpers import client_with
+from tests.support.factories import StaffFixture, make_staff
+from tests.support.oidc_provider import CLIENT_ID, CLIENT_SECRET, oidc_provider, set_user
+
+REFUSED = "Single sign-on did not sign you in."
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[str]:
+    with oidc_provider() as url:
+        yield url
+
+
+@pytest.fixture
+async def sso(database_url: str, issuer: str) -> AsyncIterator[tuple[httpx.AsyncClient, Runtime]]:
+    async with client_with(
+        database_url,
+        oidc_issuer=issuer,
+        oidc_client_id=CLIENT_ID,
+        oidc_client_secret=CLIENT_SECRET,
+    ) as pair:
+        yield pair
+
+
+async def provider_answer(
+    client: httpx.AsyncClient, sub: str, next_path: str = "/dashboard"
+) -> str:
+    """Start at Gatehouse, sign `sub` in at the provider: the callback path and query."""
+    start = await client.get("/dashboard/sign-in/oidc", params={"next": next_path})
+    assert start.status_code == 303, start.text
+    async with httpx.AsyncClient(timeout=10) as browser:
+        answer = await browser.post(start.headers["location"], data={"sub": sub})
+    assert answer.status_code == 302, answer.text
+    back = urlsplit(answer.headers["location"])
+    return f"{back.path}?{back.query}"
+
+
+async def test_the_sign_in_page_offers_single_sign_on_only_when_configured(
+    client: httpx.AsyncClient, sso: tuple[httpx.AsyncClient, Runtime]
+) -> None:
+    assert "/dashboard/sign-in/oidc" not in (await client.get("/dashboard/sign-in")).text
+    assert (await client.get("/dashboard/sign-in/oidc")).status_code == 404
+    sso_client, _ = sso
+    page = await sso_client.get("/dashboard/sign-in")
+    assert "Sign in with your organisation" in page.text
+
+
+async def test_a_verified_email_of_an_active_staff_member_signs_in(
+    sso: tuple[httpx.AsyncClient, Runtime], issuer: str
+) -> None:
+    client, runtime = sso
+    person = await make_staff(runtime, "mlro")  # no password, no factor: the provider's count
+    set_user(issuer, "ada", person.email.upper())
+    start = await client.get("/dashboard/sign-in/oidc", params={"next": "/dashboard/tenants"})
+    location = urlsplit(start.headers["location"])
+    assert f"{location.scheme}://{location.netloc}" == issuer
+    query = {k: v[0] for k, v in parse_qs(location.query).items()}
+    assert query["response_type"] == "code"
+    assert query["client_id"] == CLIENT_ID
+    assert query["redirect_uri"] == "http://testserver/dashboard/sign-in/oidc/callback"
+    assert query["code_challenge_method"] == "S256"
+    assert len(query["code_challenge"]) == 43
+    assert set(query["scope"].split()) >= {"openid", "email"}
+    assert query["state"]
+    assert query["nonce"]
+    assert "samesite=lax" in start.headers["set-cookie"].lower()
+    async with httpx.AsyncClient(timeout=10) as browser:
+        answer = await browser.post(start.headers["location"], data={"sub": "ada"})
+    back = urlsplit(answer.headers["location"])
+    done = await client.get(f"{back.path}?{back.query}")
+    assert done.status_code == 200, done.text
+    assert 'http-equiv="refresh" content="0;url=/dashboard/tenants"' in done.text
+    assert "gatehouse_dashboard=" in done.headers["set-cookie"]
+    page = await client.get("/dashboard/tenants")
+    assert page.status_code == 200
+    assert person.email in page.text
+    # The code and the flow are spent: the same callback again signs nobody in.
+    client.cookies.delete("gatehouse_dashboard", path="/dashboard")
+    again = await client.get(f"{back.path}?{back.query}")
+    assert again.status_code == 400
+    assert "gatehouse_dashboard=" not in again.headers.get("set-cookie", "")
+    async with runtime.db.read() as session:
+        signed = (
+            await session.scalars(
+                select(AuditEntry.actor).where(AuditEntry.action == "dashboard.sign_in.oidc")
+            )
+        ).all()
+    assert signed == [f"staff:{person.staff_id}"]
+
+
+@pytest.mark.parametrize("case", ["unverified", "unknown", "deactivated", "denied"])
+async def test_refused_people_get_no_session(
+    sso: tuple[httpx.AsyncClient, Runtime], issuer: str, case: str
+) -> None:
+    client, runtime = sso
+    person: StaffFixture = await make_staff(runtime, "analyst")
+    if case == "unverified":
+        set_user(issuer, "eve", person.email, verified=False)
+    elif case == "unknown":
+        set_user(issuer, "eve", "stranger@example.test")
+    elif case == "deactivated":
+        set_user(issuer, "eve", person.email)
+        async with runtime.db.write() as session:
+            member = await session.get(StaffMember, person.staff_id)
+            assert member is not None
+            member.status = "deactivated"
+    if case == "denied":
+        start = await client.get("/dashboard/sign-in/oidc")
+        async with httpx.AsyncClient(timeout=10) as browser:
+            answer = await browser.post(start.headers["location"], data={"action": "deny"})
+        back = urlsplit(answer.headers["location"])
+        callback = f"{back.path}?{back.query}"
+        assert "error=access_denied" in callback
+        assert "state=" not in callback
+    else:
+        callback = await provider_answer(client, "eve")
+    refused = await client.get(callback)
+    assert refused.status_code == 403
+    assert REFUSED in refused.text
+    assert "gatehouse_dashboard=" not in refused.headers.get("set-cookie", "")
+    assert (await client.get("/dashboard")).status_code == 303
+    async with runtime.db.read() as session:
+        failed = (
+            await session.scalars(
+                select(AuditEntry.target).where(AuditEntry.action == "dashboard.sign_in_failed")
+            )
+        ).all()
+    # A denial at the provider comes back without our state: nothing to audit.
+    expected = {"unverified": [person.staff_id], "deactivated": [person.staff_id]}
+    assert failed == expected.get(case, ["unknown"] if case == "unknown" else [])
+
+
+async def test_a_callback_with_another_state_is_refused(
+    sso: tuple[httpx.AsyncClient, Runtime], issuer: str
+) -> None:
+    client, runtime = sso
+    person = await make_staff(runtime, "analyst")
+    set_user(issuer, "ada", person.email)
+    callback = await provider_answer(client, "ada")
+    path, _, query = callback.partition("?")
+    params = {k: v[0] for k, v in parse_qs(query).items()}
+    params["state"] = params["state"][::-1]
+    forged = await client.get(path, params=params)
+    assert forged.status_code == 403
+    assert (await client.get("/dashboard")).status_code == 303
+    # Without the flow cookie (another browser) the callback signs nobody in either.
+    client.cookies.clear()
+    assert (await client.get(callback)).status_code == 400
