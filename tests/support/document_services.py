@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 
 from tests.support.patience import patient
+from tests.support.ports import free_port
 
 # The EICAR anti-virus test file (harmless by design, detected by every scanner).
 EICAR = rb"X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"
@@ -30,12 +31,6 @@ S3_ENVIRONMENT = {
     "AWS_SECRET_ACCESS_KEY": "gatehouse-test-secret",
     "AWS_REGION": "us-east-1",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

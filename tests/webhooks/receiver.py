@@ -23,7 +23,6 @@ import hashlib
 import hmac
 import json
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +33,7 @@ from typing import Any
 import uvicorn
 
 from tests.support.patience import patient
+from tests.support.ports import free_port
 
 TOLERANCE_SECONDS = 300
 
@@ -210,12 +210,6 @@ class Receiver:
                 if left <= 0:
                     raise AssertionError(f"condition not met; got {len(self.requests)} requests")
                 self._arrived.wait(left)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager
