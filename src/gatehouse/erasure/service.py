@@ -5,8 +5,11 @@ company name, form data, item answers, document file names), clears the data
 keys of the documents (`documents.custody.shred`: from the commit on they can
 no longer be opened; `erase_documents` then deletes their objects from the
 store), cancels the pending webhook deliveries of the application's events and
-replaces their stored bodies with tombstones (`erasure/events.py`), revokes
-unused sign-in links, ends portal sessions, deletes the internal notes and sets `erased_at`.
+replaces their stored bodies with tombstones (`erasure/events.py`), drops the answers
+remembered for `Idempotency-Key` replays about the application (`erasure/replays.py`), clears
+the email and phone of the verification customers linked to it and drops their unsent
+callbacks (`verification/erasure.py`), revokes unused sign-in links, ends portal sessions,
+deletes the internal notes and sets `erased_at`.
 Afterwards tenant reads answer 404, tenant writes 410, and the application
 is left out of every list. The identity key is replaced by a keyed pseudonym
 (`domain.identity.erased_identity`) so the same identity still cannot be
@@ -27,6 +30,7 @@ from gatehouse.cases.service import application_for_write
 from gatehouse.documents import custody
 from gatehouse.domain.identity import erased_identity
 from gatehouse.erasure.events import redact_events
+from gatehouse.erasure.replays import forget_replays
 from gatehouse.erasure.schemas import Erased
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import (
@@ -37,6 +41,7 @@ from gatehouse.storage.tables.applications import (
     Member,
 )
 from gatehouse.storage.tables.workstation import CaseNote
+from gatehouse.verification.erasure import erase_linked_customers
 
 
 async def erase_application(
@@ -73,6 +78,8 @@ async def erase_application(
         .values(acknowledgement=None)
     )
     await redact_events(session, application.id)
+    await forget_replays(session, application.tenant_id, application.id)
+    await erase_linked_customers(session, application.id, at)
     application.identity = erased_identity(application.identity, pseudonymize)
     application.external_ref = None
     application.applicant_email = None

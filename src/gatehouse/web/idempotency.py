@@ -9,6 +9,11 @@ Protocol:
    its own write transaction, so effects and record commit together.
 3. A 4xx error (other than 401 and 429) is stored by `finish_error`; a 5xx,
    429 or 401 releases the marker so a later retry runs again.
+4. A stored answer names the application it is about (`application_id`: the path's
+   `clientId`, else the `clientId` of the answer's body). Erasing that application turns the
+   record `erased` and drops the answer (`gatehouse.erasure.service`); a replay then answers
+   410 `failed-precondition`, as the request itself would now, and the operation still does
+   not run again (docs/documents.md §6).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from starlette.responses import Response
 from gatehouse.errors import ABORTED, INVALID_ARGUMENT, GatehouseError
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import IdempotencyRecord
+from gatehouse.web.errors import error_body
 
 HEADER = "idempotency-key"
 KEY_RE = re.compile(r"[\x20-\x7e]{1,255}")
@@ -130,6 +136,8 @@ async def begin(request: Request, tenant_id: str) -> None:
                 )
             elif record.state == "done":
                 replay = _decode(runtime, record)
+            elif record.state == "erased":
+                replay = _erased_replay()
             elif record.lease_until > now:
                 raise _in_flight()
             else:
@@ -174,6 +182,29 @@ def _decode(runtime: Runtime, record: IdempotencyRecord) -> IdempotentReplay:
     )
 
 
+def _erased_replay() -> IdempotentReplay:
+    """The answer of a record whose application was erased: 410, nothing of the original."""
+    body = orjson.dumps(error_body("failed-precondition", "The application was erased.", ""))
+    return IdempotentReplay(410, {"content-type": "application/json"}, body)
+
+
+def _subject(request: Request, response: Response) -> str | None:
+    """The application an answer is about: the path's `clientId`, else the body's."""
+    client_id = request.path_params.get("client_id")
+    if isinstance(client_id, str):
+        return client_id[:40]
+    if not response.body or not response.headers.get("content-type", "").startswith(
+        "application/json"
+    ):
+        return None
+    try:
+        data = orjson.loads(response.body)
+    except ValueError:
+        return None
+    found = data.get("clientId") if isinstance(data, dict) else None
+    return found[:40] if isinstance(found, str) else None
+
+
 def _storable(status_code: int) -> bool:
     """5xx, 429 and 401 answers are never stored (docs/reference/tenant-api.md §4.6)."""
     return status_code < 500 and status_code not in (401, 429)
@@ -203,6 +234,7 @@ async def complete(
             state="done",
             status_code=response.status_code,
             response_encrypted=_encode(runtime, response),
+            application_id=_subject(request, response),
         )
     )
 
@@ -226,7 +258,12 @@ async def finish_error(request: Request, response: Response) -> None:
             .where(
                 IdempotencyRecord.id == context.record_id, IdempotencyRecord.state == "in_flight"
             )
-            .values(state="done", status_code=status, response_encrypted=_encode(runtime, response))
+            .values(
+                state="done",
+                status_code=status,
+                response_encrypted=_encode(runtime, response),
+                application_id=_subject(request, response),
+            )
         )
 
 

@@ -83,6 +83,9 @@ class IdempotencyRecord(Base):
     `state` is `in_flight` while the first request runs (committed on its own,
     so a concurrent retry sees it and gets 409 aborted) and `done` once the
     response is stored, in the same transaction as the operation's effects.
+    `application_id` names the application the answer is about (the path's `clientId`, or
+    the `clientId` of the answer); erasing that application turns the record's state to
+    `erased` and drops the stored answer (migration 0010, docs/documents.md §6).
     """
 
     __tablename__ = "idempotency_records"
@@ -99,6 +102,7 @@ class IdempotencyRecord(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     # An in-flight marker older than this belongs to a request that died.
     lease_until: Mapped[datetime] = mapped_column(UTCDateTime)
+    application_id: Mapped[str | None] = mapped_column(String(40), index=True)
 
 
 class AuditEntry(Base):
