@@ -159,3 +159,34 @@ async def test_the_queue_leaves_sandbox_cases_out_unless_asked(
     chosen = await client.get("/dashboard", params={"tenant": sandbox.tenant_id})
     assert "sandbox.case@example.test" in chosen.text
     assert "live.case@example.test" not in chosen.text
+
+
+async def test_the_case_page_badges_a_sandbox_tenants_application(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    sandbox = await make_tenant(runtime, name="Sandbox Co", environment="sandbox")
+    client_ids = {}
+    for name, who in (("live", tenant), ("sandbox", sandbox)):
+        made = await client.post(
+            "/v1/applications", json={"email": f"{name}.case@example.test"}, headers=who.headers
+        )
+        assert made.status_code == 201, made.text
+        client_ids[name] = made.json()["clientId"]
+    analyst = await make_staff(runtime, "analyst")
+    await dashboard_sign_in(client, analyst)
+
+    page = await client.get(f"/dashboard/applications/{client_ids['sandbox']}")
+    assert page.status_code == 200
+    hero = page.text.split('class="status-hero"', 1)[1].split("</div>", 1)[0]
+    # Beside the status, in words (not colour alone), with a note saying what it means.
+    assert '<span class="badge badge-sandbox">sandbox</span>' in hero
+    assert 'id="sandbox-note" role="note"' in hero
+    assert "not a real applicant" in hero
+    tenant_fact = page.text.split("<dt>Tenant</dt>", 1)[1].split("</dd>", 1)[0]
+    assert "Sandbox Co" in tenant_fact
+    assert "badge-sandbox" in tenant_fact
+
+    live = await client.get(f"/dashboard/applications/{client_ids['live']}")
+    assert live.status_code == 200
+    assert "badge-sandbox" not in live.text
+    assert "sandbox-note" not in live.text
