@@ -28,12 +28,12 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from bench.server import AUTHENTICATED_PATH, BASELINE_PATH, PID_PATH, SLOW_PATH
 from gatehouse import server
-from gatehouse.web.dependencies import ReadApplications
+from gatehouse.web.dependencies import read_access
 from gatehouse.web.responses import JSONResponse
 
 LIFESPAN_MARK = "bench-lifespan"
@@ -45,7 +45,10 @@ def add_bench_routes(app: FastAPI) -> None:
         return JSONResponse({"status": "ok"})
 
     @app.get(AUTHENTICATED_PATH, include_in_schema=False)
-    async def authenticated(principal: ReadApplications) -> Response:
+    async def authenticated(request: Request) -> Response:
+        # Access checked exactly as the product's read and list routes check it
+        # (api/applications.py): a plain call to `read_access`, not a dependency.
+        principal = await read_access(request)
         return JSONResponse({"tenantId": principal.tenant_id})
 
     @app.get(PID_PATH, include_in_schema=False)

@@ -5,6 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import overload
 
+# The last value `format_ts` formatted and its text (held, so `is` cannot meet a new
+# object at a reused address); one tuple, swapped whole, so threads see a matching pair.
+_LAST_FORMATTED: tuple[object, str] = (object(), "")
+
 
 def utcnow() -> datetime:
     """Now, UTC, truncated to milliseconds (what the API can show)."""
@@ -20,14 +24,33 @@ def format_ts(value: None) -> None: ...
 def format_ts(value: datetime | None) -> str | None: ...
 def format_ts(value: datetime | None) -> str | None:
     """`2026-11-22T10:00:00.000Z`, or None."""
+    global _LAST_FORMATTED
     if value is None:
         return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    elif value.utcoffset():
-        value = value.astimezone(UTC)
-    # isoformat is C code (a list page formats 200 timestamps); "+00:00" becomes "Z".
-    return value.isoformat(timespec="milliseconds")[:-6] + "Z"
+    last = _LAST_FORMATTED
+    if value is last[0]:
+        # The same object again: a row's updatedAt that a read shares with its createdAt
+        # (storage/prepared.py converts a value met twice in one result once).
+        return last[1]
+    text = _format_ts(value)
+    _LAST_FORMATTED = (value, text)
+    return text
+
+
+def _format_ts(value: datetime) -> str:
+    # A list page formats 200 timestamps: isoformat is C code, and its arguments are
+    # given by position (keyword arguments cost more than the formatting itself).
+    # Values read back are aware UTC (`UTC` itself on both databases): the first test.
+    tz = value.tzinfo
+    if tz is not UTC:
+        if tz is None:
+            value = value.replace(tzinfo=UTC)
+        elif value.utcoffset():
+            value = value.astimezone(UTC)
+        else:
+            # Another zero-offset zone: formatted as UTC ("+00:00" cut below).
+            value = value.replace(tzinfo=UTC)
+    return value.isoformat("T", "milliseconds")[:-6] + "Z"
 
 
 def parse_ts(text: str) -> datetime:

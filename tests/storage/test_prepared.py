@@ -19,7 +19,7 @@ from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 from gatehouse.applications.queries.snapshot import _READ, _READ_STATEMENT
 from gatehouse.applications.service.listing import _page_statement
 from gatehouse.runtime import Runtime
-from gatehouse.storage.prepared import PreparedRead, SqliteRunner
+from gatehouse.storage.prepared import PreparedRead, SqliteRunner, _utc_from_sqlite
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tables.core import Tenant
 from tests.support.factories import TenantFixture
@@ -217,7 +217,7 @@ def test_row_value_comparison_compiles_for_both_dialects() -> None:
     from sqlalchemy.dialects import postgresql, sqlite
 
     prepared = PreparedRead(statement)
-    for dialect in (sqlite.dialect(), postgresql.asyncpg.dialect()):  # type: ignore[attr-defined]
+    for dialect in (sqlite.dialect(), postgresql.asyncpg.dialect()):  # type: ignore[no-untyped-call]
         compiled = prepared.compiled(dialect)
         assert compiled.required == {"after_at", "after_id"}
         assert len(compiled.positions) >= 2
@@ -250,3 +250,49 @@ async def test_a_sqlite_uri_names_the_database_and_a_closed_runner_refuses(
     with pytest.raises(RuntimeError, match="disposed"):
         await runner.fetch(compiled, [])
     assert sorted(os.listdir(tmp_path)) == ["by-uri.db"]
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "2026-11-24 07:10:00.123000",  # what SQLAlchemy writes
+        "2026-11-24 07:10:00.000000",
+        "2026-11-24T07:10:00.123456",
+        "2026-11-24 07:10:00",  # written by hand, without a fraction
+        "2026-11-24 07:10:00.1+0100",  # 26 characters, an offset among the last six
+        "2026-11-24 07:10:00.123+02:00",
+        "2026-11-24 07:10:00.123000Z",
+    ],
+)
+def test_sqlite_timestamps_convert_as_sqlalchemy_converts_them(stored: str) -> None:
+    dialect = sqlite_dialect()
+    type_ = Application.created_at.type
+    impl = type_.dialect_impl(dialect)
+    expected = impl.process_result_value(
+        type_.impl_instance.dialect_impl(dialect).result_processor(dialect, None)(stored),
+        dialect,
+    )
+    got = _utc_from_sqlite(stored)
+    assert got == expected
+    assert got.utcoffset() == timedelta(0)
+    assert got.replace(tzinfo=None) == expected.replace(tzinfo=None)
+
+
+def test_a_value_met_twice_in_one_result_is_converted_once() -> None:
+    prepared = PreparedRead(select(Application.id, Application.created_at, Application.updated_at))
+    compiled = prepared.compiled(sqlite_dialect())
+    rows = compiled.rows(
+        [
+            ("a", "2026-11-24 07:10:00.123000", "2026-11-24 07:10:00.123000"),
+            ("b", "2026-11-24 07:10:00.123000", "2026-11-25 08:00:00.000000"),
+            ("c", "2026-11-24 07:10:00.124000", None),
+        ]
+    )
+    first = datetime(2026, 11, 24, 7, 10, 0, 123000, tzinfo=UTC)
+    assert [tuple(row) for row in rows] == [
+        ("a", first, first),
+        ("b", first, datetime(2026, 11, 25, 8, tzinfo=UTC)),
+        ("c", datetime(2026, 11, 24, 7, 10, 0, 124000, tzinfo=UTC), None),
+    ]
+    assert rows[0][1] is rows[0][2] is rows[1][1]
+    assert rows[0][1].tzinfo is UTC

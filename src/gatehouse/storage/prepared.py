@@ -75,13 +75,21 @@ class Compiled:
         make = self.row
         if not self.result_processors:
             return [make(values) for values in raw]
+        # Within one result a value met again (an application's createdAt that is also
+        # its updatedAt) is converted once: one memo per processor, so the rows share the
+        # converted object (every type of `PLAIN_TYPES` converts to an immutable value).
+        memos: dict[Processor, dict[Any, Any]] = {}
+        plan = [(i, f, memos.setdefault(f, {})) for i, f in self.result_processors]
         out = []
         for values in raw:
             row = list(values)
-            for index, processor in self.result_processors:
+            for index, processor, memo in plan:
                 value = row[index]
                 if value is not None:
-                    row[index] = processor(value)
+                    converted = memo.get(value)
+                    if converted is None:
+                        converted = memo[value] = processor(value)
+                    row[index] = converted
             out.append(make(row))
         return out
 
@@ -145,9 +153,24 @@ class PreparedRead:
         )
 
 
+# How SQLAlchemy's SQLite DATETIME stores a value: `2026-11-24 07:10:00.123000`, naive
+# (UTCDateTime stores UTC without an offset), always with six fraction digits.
+_STORED_LENGTH = len("2026-11-24 07:10:00.123000")
+
+
 def _utc_from_sqlite(value: str) -> datetime:
     """`UTCDateTime` of a SQLite value in one call: what SQLAlchemy's SQLite DATETIME
-    processor (`datetime.fromisoformat`) and `UTCDateTime.process_result_value` do."""
+    processor (`datetime.fromisoformat`) and `UTCDateTime.process_result_value` do.
+
+    The stored form is read as UTC by parsing it with `+00:00` appended: a third of the
+    cost of `replace(tzinfo=UTC)` after the parse (a list page reads 200 of them). Any
+    other text (written by hand, with an offset) takes the general path.
+    """
+    if len(value) == _STORED_LENGTH and value[19] == ".":
+        try:
+            return datetime.fromisoformat(value + "+00:00")
+        except ValueError:
+            pass  # not the stored form after all (an offset within the last six)
     moment = datetime.fromisoformat(value)
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
