@@ -17,7 +17,7 @@ from typing import Any, Literal, cast
 from sqlalchemy import select
 
 from gatehouse.accounts.branding import logo_url
-from gatehouse.accounts.schemas import RevokedApiKey, TenantPage, TenantView
+from gatehouse.accounts.schemas import CreatedApiKey, RevokedApiKey, TenantPage, TenantView
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.branding import check_accent_color, check_display_name
 from gatehouse.domain.normalize import cut_text
@@ -197,7 +197,7 @@ async def create_api_key(
     scopes: list[str] | None = None,
     *,
     ctx: WriteContext | None = None,
-) -> dict[str, object]:
+) -> CreatedApiKey:
     """A new key `service_<keyId>_<secret>` (tenant-api.md §4.2); shown once, stored hashed."""
     chosen = validate_scopes(scopes)
     name = cut_text(name) or None

@@ -12,12 +12,12 @@ from __future__ import annotations
 import secrets
 import string
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.accounts.schemas import PersonalToken, PersonalTokenList
+from gatehouse.accounts.schemas import CreatedPersonalToken, PersonalToken, PersonalTokenList
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.normalize import cut_text
 from gatehouse.domain.numbers import parse_int
@@ -96,7 +96,7 @@ async def list_tokens(runtime: Runtime, staff_id: str) -> PersonalTokenList:
 
 async def create_token(
     runtime: Runtime, staff_id: str, name: object, expires_in_days: object, ctx: WriteContext
-) -> dict[str, Any]:
+) -> CreatedPersonalToken:
     """201 `{tokenId, token, name, expiresAt}`; the token is shown this once."""
     cut, days = check_token_input(name, expires_in_days)
     id_part = "".join(secrets.choice(_ID_ALPHABET) for _ in range(20))

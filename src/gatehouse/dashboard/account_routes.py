@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, Response
 
 from gatehouse.accounts import passkeys, tokens
 from gatehouse.accounts.identity import factors_of
+from gatehouse.accounts.schemas import CreatedPersonalToken
 from gatehouse.accounts.sessions import sign_out_everywhere
 from gatehouse.accounts.sign_in import renew_recovery_codes
 from gatehouse.dashboard.sessions import (
@@ -42,7 +43,7 @@ async def render_account(
     viewer: Viewer,
     *,
     errors: dict[str, str] | None = None,
-    new_token: dict[str, Any] | None = None,
+    new_token: CreatedPersonalToken | None = None,
     status_code: int = 200,
 ) -> Response:
     runtime = runtime_of(request)

@@ -11,6 +11,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response
 
 from gatehouse.accounts import branding
+from gatehouse.accounts.schemas import CreatedApiKey
 from gatehouse.accounts.service import (
     check_endpoint_cap,
     create_api_key,
@@ -106,7 +107,7 @@ async def render_tenant(
     tenant_id: str,
     *,
     errors: dict[str, str] | None = None,
-    new_key: dict[str, object] | None = None,
+    new_key: CreatedApiKey | None = None,
     status_code: int = 200,
 ) -> Response:
     runtime = runtime_of(request)

@@ -23,6 +23,7 @@ from gatehouse.errors import invalid_argument
 from gatehouse.paging import PageRequest
 from gatehouse.verification import clients, customers, schemas
 from gatehouse.verification import queries as listing
+from gatehouse.verification.schemas import CreatedVerificationClient
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
@@ -49,7 +50,7 @@ async def render_verification(
     *,
     errors: dict[str, str] | None = None,
     form: dict[str, Any] | None = None,
-    new_client: dict[str, Any] | None = None,
+    new_client: CreatedVerificationClient | None = None,
     status_code: int = 200,
 ) -> Response:
     runtime = runtime_of(request)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,7 +24,7 @@ from gatehouse.storage.tables.verification import VerificationClient
 from gatehouse.timeutil import format_ts
 
 if TYPE_CHECKING:
-    from gatehouse.verification.schemas import VerificationClientView
+    from gatehouse.verification.schemas import CreatedVerificationClient, VerificationClientView
 
 __all__ = [
     "CallbackRegistrationError",
@@ -90,7 +90,7 @@ async def create_client(
     name: str,
     customer_created_events: bool,
     sandbox: bool = False,
-) -> dict[str, Any]:
+) -> CreatedVerificationClient:
     """Create a client (staff-api.md §8.1): `{clientUuid, clientSecret, name}`, secret
     shown once. A `sandbox` client may also drive its own customers (docs/sandbox.md)."""
     now = ctx.now
