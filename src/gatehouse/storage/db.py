@@ -6,7 +6,9 @@ then writes can never fail with "database is locked" (docs/platform.md).
 Reads use a second engine whose transactions stay deferred, so readers never
 queue behind the write lock. Single-statement reads (`fetch_all`) skip
 aiosqlite and run on a synchronous engine in one worker-thread call
-(storage/sqlite_reads.py). The database file and its -wal and -shm files are
+(storage/sqlite_reads.py); `transaction()` skips it too and runs in the event
+loop's thread (storage/sqlite_writer.py). One write transaction runs at a time
+in a process, whichever of the two it uses. The database file and its -wal and -shm files are
 readable by their owner only (mode 0600, `protect_sqlite_file`).
 
 Every engine hides statement parameters (`hide_parameters`): errors and logs
@@ -15,6 +17,7 @@ show the SQL, never the values in it (docs/platform.md, "Operations").
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -41,6 +44,7 @@ from gatehouse.storage.prepared import (
     postgres_connect_args,
 )
 from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
+from gatehouse.storage.sqlite_writer import WriterThread, inline_write_engine
 
 log = logging.getLogger("gatehouse.storage")
 
@@ -48,6 +52,8 @@ READ_POOL_SIZE = 8
 READ_MAX_OVERFLOW = 8
 POSTGRES_POOL_SIZE = 24
 POSTGRES_MAX_OVERFLOW = 16
+# How long a SQLite write waits for the one before it (the write pool's timeout before).
+SQLITE_WRITE_WAIT_SECONDS = 60
 
 
 def async_url(url: str) -> str:
@@ -113,6 +119,31 @@ def _sqlite_pragmas(engine: AsyncEngine, *, immediate: bool) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+class WriteTurns:
+    """One SQLite write transaction at a time in this process, across both write engines.
+
+    A lock per event loop (tests run several loops over one `Database`).
+    """
+
+    def __init__(self) -> None:
+        self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        lock = self._locks.get(loop)
+        if lock is None:
+            for other in [known for known in self._locks if known.is_closed()]:
+                del self._locks[other]
+            lock = self._locks[loop] = asyncio.Lock()
+        async with asyncio.timeout(SQLITE_WRITE_WAIT_SECONDS):
+            await lock.acquire()
+        try:
+            yield
+        finally:
+            lock.release()
+
+
 class Database:
     """The two session factories every service uses: `read()` and `write()`,
     and `fetch_all()` for reads that are a single statement."""
@@ -122,6 +153,9 @@ class Database:
         self.dialect = make_url(self.url).get_backend_name()
         self.is_sqlite = self.dialect == "sqlite"
         self._sqlite_reader: SqliteReader | None = None
+        self._inline: AsyncEngine | None = None
+        self._writer: WriterThread | None = None
+        self._turns: WriteTurns | None = None
         if self.is_sqlite:
             _refuse_in_memory(self.url)
             protect_sqlite_file(self.url)
@@ -141,6 +175,8 @@ class Database:
                 max_overflow=READ_MAX_OVERFLOW,
             )
             _sqlite_pragmas(self.write_engine, immediate=True)
+            self._inline, self._writer = inline_write_engine(self.url, echo=echo)
+            self._turns = WriteTurns()
             _sqlite_pragmas(self.read_engine, immediate=False)
             self._sqlite_reader = SqliteReader(
                 self.url, echo=echo, pool_size=READ_POOL_SIZE, max_overflow=READ_MAX_OVERFLOW
@@ -173,7 +209,11 @@ class Database:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One write transaction: commits on success, rolls back on any exception."""
-        async with self._write() as session, session.begin():
+        if self._turns is None:
+            async with self._write() as session, session.begin():
+                yield session
+            return
+        async with self._turns.turn(), self._write() as session, session.begin():
             yield session
 
     @asynccontextmanager
@@ -184,8 +224,15 @@ class Database:
         success, rollback on any exception) without a session's bookkeeping.
         Changes made here are not seen by the API-key cache's session hooks, so
         credentials (api_keys, tenants) are changed through `write()` only.
+
+        On SQLite the statements run in the event loop's thread (storage/sqlite_writer.py):
+        for short transactions of a few statements, not for bulk work.
         """
-        async with self.write_engine.begin() as connection:
+        if self._inline is None or self._turns is None:
+            async with self.write_engine.begin() as connection:
+                yield connection
+            return
+        async with self._turns.turn(), self._inline.begin() as connection:
             yield connection
 
     @asynccontextmanager
@@ -233,6 +280,10 @@ class Database:
         else:
             self._prepared.close()
         await self.write_engine.dispose()
+        if self._inline is not None:
+            await self._inline.dispose()
+        if self._writer is not None:
+            await asyncio.to_thread(self._writer.close)
         if self.is_sqlite:
             await self.read_engine.dispose()
         if self._sqlite_reader is not None:
