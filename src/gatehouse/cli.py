@@ -18,6 +18,7 @@ from typing import Annotated, NoReturn
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from gatehouse import logs
 from gatehouse.settings import Settings
@@ -38,7 +39,8 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 def _fail(message: str) -> NoReturn:
     """A clear one-line error on stderr and exit status 2 (no traceback)."""
-    console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    # escape(): a message is text, never markup (`gatehouse[s3]` must not vanish).
+    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
     raise typer.Exit(2)
 
 

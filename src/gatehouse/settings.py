@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import secrets
 import tempfile
@@ -16,6 +17,17 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SECRET_KEY_FILE = ".gatehouse-secret-key"  # noqa: S105 - a file name, not the key
+# The s3:// document store's client (boto3) is the optional extra `gatehouse[s3]`
+# (docs/operations.md, "Containers").
+S3_EXTRA_MISSING = (
+    "the s3:// document store needs boto3, which is not installed: install gatehouse[s3] "
+    "(pip install 'gatehouse[s3]'), or build the container image with --build-arg EXTRAS=s3"
+)
+
+
+def s3_client_installed() -> bool:
+    """boto3 and botocore can be imported (looked up, not imported: that is slow)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("boto3", "botocore"))
 
 
 class Settings(BaseSettings):
@@ -69,6 +81,8 @@ class Settings(BaseSettings):
         if value == "database" or value.startswith("file:///"):
             return value
         if value.startswith("s3://") and bucket and "?" not in value and "#" not in value:
+            if not s3_client_installed():
+                raise ValueError(S3_EXTRA_MISSING)
             return value
         raise ValueError("use database, file:///absolute/dir or s3://bucket/prefix")
 

@@ -7,6 +7,10 @@ the shared config files, instance and container roles). With an endpoint of its 
 addresses buckets by path (`endpoint/bucket/key`), which every such service understands,
 unless the AWS config file chooses an `addressing_style`. The bucket must exist.
 
+boto3 is the optional extra `gatehouse[s3]`: without it the settings refuse an s3:// store
+(`settings.S3_EXTRA_MISSING`), and a document kept in S3 earlier cannot be read (S3Unavailable,
+with the same message).
+
 boto3 blocks, so every call runs in a worker thread; an upload is first drained into a
 temporary file, so the request body is seekable (retries, checksums) without memory growing
 with the document.
@@ -23,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gatehouse.documents.stores import READ_CHUNK, ObjectMissing, check_key
+from gatehouse.settings import S3_EXTRA_MISSING
 
 _CLIENTS: dict[tuple[str | None, ...], Any] = {}
 _CLIENTS_LOCK = threading.Lock()
@@ -49,10 +54,17 @@ def _client() -> Any:
         return client
 
 
+class S3Unavailable(RuntimeError):
+    """boto3 is not installed (the `gatehouse[s3]` extra)."""
+
+
 def _new_client(own_endpoint: bool) -> Any:
-    import boto3
-    import botocore.session
-    from botocore.config import Config
+    try:
+        import boto3
+        import botocore.session
+        from botocore.config import Config
+    except ImportError:
+        raise S3Unavailable(S3_EXTRA_MISSING) from None
 
     core = botocore.session.get_session()
     s3_config: dict[str, str] = {}
@@ -113,10 +125,11 @@ class S3Store:
         return await asyncio.to_thread(self._upload, self.object_name(key), chunks)
 
     def _open(self, name: str) -> Any:
+        client = _client()  # first: S3Unavailable without boto3
         from botocore.exceptions import ClientError
 
         try:
-            return _client().get_object(Bucket=self.bucket, Key=name)["Body"]
+            return client.get_object(Bucket=self.bucket, Key=name)["Body"]
         except ClientError as error:
             if _missing(error):
                 raise ObjectMissing(name) from None
