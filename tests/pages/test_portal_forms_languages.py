@@ -12,7 +12,13 @@ from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import InfoRequestItem
 from tests.documents.support import png_bytes
 from tests.pages.helpers import csrf_of
-from tests.pages.test_portal_pages import PDF, signed_in, the_application
+from tests.pages.portal_support import (
+    CHECKLIST,
+    PDF,
+    raise_question_and_document,
+    signed_in,
+    the_application,
+)
 from tests.support.factories import TenantFixture, add_intake, make_staff, make_tenant
 
 FIELDS = [
@@ -20,10 +26,6 @@ FIELDS = [
     {"key": "email", "label": "Contact email", "type": "email", "required": True},
     {"key": "activity", "label": "What you do", "type": "textarea", "required": True},
     {"key": "listed", "label": "Listed", "type": "checkbox", "required": False},
-]
-CHECKLIST = [
-    {"key": "passport", "label": "Passport", "kind": "document", "required": True},
-    {"key": "form", "label": "Application form", "kind": "form", "required": True},
 ]
 TYPED = {
     "companyName": "Blue <Holdings> & Co",
@@ -37,17 +39,7 @@ TYPED = {
 async def sign_in_with_fields(
     client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture, **extra: str
 ) -> str:
-    label_id = await add_intake(
-        runtime, tenant.tenant_id, "KYB", order=0, checklist=CHECKLIST, form_fields=FIELDS
-    )
-    created = await client.post(
-        "/v1/login-sessions",
-        json={"email": "ana@example.test", "labelId": label_id, **extra},
-        headers=tenant.headers,
-    )
-    assert created.status_code == 201, created.text
-    answer = await client.post(created.json()["loginUrl"].removeprefix("http://testserver"))
-    assert answer.status_code == 303
+    await signed_in(client, runtime, tenant, form_fields=FIELDS, company_name=None, **extra)
     page = await client.get("/portal/form-parser")
     return csrf_of(page.text)
 
@@ -162,21 +154,7 @@ async def test_refused_answers_and_uploads_keep_what_was_typed(
     client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
 ) -> None:
     await signed_in(client, runtime, tenant)
-    app = await the_application(runtime)
-    staff = await make_staff(runtime, "analyst")
-    raised = await client.post(
-        f"/staff/v1/applications/{app.id}/info-requests",
-        json={
-            "comment": "Two things",
-            "items": [
-                {"type": "question", "prompt": "What do you sell?"},
-                {"type": "document", "prompt": "Upload a utility bill"},
-            ],
-        },
-        headers=staff.headers,
-    )
-    request_id = raised.json()["requestId"]
-    question, document = (item["itemId"] for item in raised.json()["items"])
+    request_id, question, document = await raise_question_and_document(client, runtime)
     csrf = csrf_of((await client.get("/portal/requests")).text)
 
     too_long = "Tea " * 3000

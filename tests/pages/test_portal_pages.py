@@ -10,47 +10,14 @@ from sqlalchemy import select
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application, Document, LoginLink
 from tests.pages.helpers import csrf_of
-from tests.support.factories import TenantFixture, add_intake, make_staff
-
-CHECKLIST = [
-    {"key": "passport", "label": "Passport", "kind": "document", "required": True},
-    {"key": "form", "label": "Application form", "kind": "form", "required": True},
-]
-FORM_FIELDS = [
-    {"key": "registrationNumber", "label": "Registration number", "type": "text", "required": True},
-    {"key": "website", "label": "Website", "type": "url", "required": False},
-]
-PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-
-
-async def link_for(
-    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture, **extra: str
-) -> str:
-    label_id = await add_intake(
-        runtime, tenant.tenant_id, "KYB", order=0, checklist=CHECKLIST, form_fields=FORM_FIELDS
-    )
-    response = await client.post(
-        "/v1/login-sessions",
-        json={"email": "ana@example.test", "companyName": "Blue Ltd", "labelId": label_id, **extra},
-        headers=tenant.headers,
-    )
-    assert response.status_code == 201, response.text
-    return str(response.json()["loginUrl"])
-
-
-async def signed_in(
-    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture, **extra: str
-) -> str:
-    login_url = await link_for(client, runtime, tenant, **extra)
-    path = login_url.removeprefix("http://testserver")
-    response = await client.post(path)
-    assert response.status_code == 303
-    return str(response.headers["location"])
-
-
-async def the_application(runtime: Runtime) -> Application:
-    async with runtime.db.read() as session:
-        return (await session.execute(select(Application))).scalar_one()
+from tests.pages.portal_support import (
+    PDF,
+    link_for,
+    raise_question_and_document,
+    signed_in,
+    the_application,
+)
+from tests.support.factories import TenantFixture, make_staff
 
 
 async def test_interstitial_consumes_nothing_and_continue_signs_in(
@@ -185,21 +152,7 @@ async def test_requests_page_answers_questions_and_documents(
 ) -> None:
     await signed_in(client, runtime, tenant)
     app = await the_application(runtime)
-    staff = await make_staff(runtime, "analyst")
-    raised = await client.post(
-        f"/staff/v1/applications/{app.id}/info-requests",
-        json={
-            "comment": "Two things",
-            "items": [
-                {"type": "question", "prompt": "What do you sell?"},
-                {"type": "document", "prompt": "Upload a utility bill"},
-            ],
-        },
-        headers=staff.headers,
-    )
-    assert raised.status_code == 201, raised.text
-    request_id = raised.json()["requestId"]
-    item_ids = [item["itemId"] for item in raised.json()["items"]]
+    request_id, *item_ids = await raise_question_and_document(client, runtime)
     page = await client.get("/portal/requests")
     assert "Request 1 · round 1" in page.text
     assert "What do you sell?" in page.text

@@ -26,6 +26,7 @@ from tests.webhooks.conftest import (
     wait_until,
 )
 from tests.webhooks.receiver import Received, Receiver
+from tests.webhooks.support import first_verified_delivery, rotate_secret
 
 
 async def test_headers_envelope_and_signature(
@@ -35,12 +36,7 @@ async def test_headers_envelope_and_signature(
     receiver: Receiver,
     worker: DeliveryWorker,
 ) -> None:
-    created = await create_endpoint(client, tenant, receiver.url)
-    receiver.secrets = [created["secret"]]
-    receiver.expected_tenants = {tenant.tenant_id}
-    event_id = await emit(runtime, tenant.tenant_id)
-    [got] = await wait_requests(receiver, 1)
-    assert got.verified, got.refusal
+    created, event_id, got = await first_verified_delivery(client, tenant, runtime, receiver)
     assert set(got.headers) == {
         "host",
         "content-length",
@@ -511,10 +507,7 @@ async def test_deliveries_during_rotation_carry_both_signatures_newest_first(
 
     created = await create_endpoint(client, tenant, receiver.url)
     old = created["secret"]
-    rotated = await client.post(
-        f"/v1/webhooks/{created['id']}/rotate-secret", headers=tenant.headers
-    )
-    new = rotated.json()["secret"]
+    new = await rotate_secret(client, tenant, created["id"])
     await emit(runtime, tenant.tenant_id)
     [got] = await wait_requests(receiver, 1)
     first, second = got.headers["gatehouse-signature"].split(" ")

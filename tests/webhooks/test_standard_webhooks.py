@@ -24,6 +24,7 @@ from gatehouse.webhooks.delivery import DeliveryWorker
 from tests.support.factories import TenantFixture
 from tests.webhooks.conftest import create_endpoint, emit, wait_requests
 from tests.webhooks.receiver import Received, Receiver
+from tests.webhooks.support import first_verified_delivery, rotate_secret
 
 BODY = b'{"id":"evt_1","type":"webhook.test"}'
 # A secret as issued before Standard Webhooks: URL-safe text holding `-` and `_`.
@@ -122,24 +123,15 @@ async def test_real_deliveries_verify_with_both_libraries_across_a_rotation(
     receiver: Receiver,
     worker: DeliveryWorker,
 ) -> None:
-    created = await create_endpoint(client, tenant, receiver.url)
+    created, event_id, first = await first_verified_delivery(client, tenant, runtime, receiver)
     first_secret = created["secret"]
-    receiver.secrets = [first_secret]
-    receiver.expected_tenants = {tenant.tenant_id}
-    event_id = await emit(runtime, tenant.tenant_id)
-    [first] = await wait_requests(receiver, 1)
-    assert first.verified, first.refusal
     assert first.headers["webhook-id"] == event_id == first.headers["gatehouse-event-id"]
     assert first.headers["webhook-timestamp"] == first.headers["gatehouse-timestamp"]
     assert first.headers["webhook-signature"].startswith("v1,")
     verify_with_standard(first, first_secret)
     verify_with_stripe(first, first_secret)
 
-    rotated = await client.post(
-        f"/v1/webhooks/{created['id']}/rotate-secret", headers=tenant.headers
-    )
-    assert rotated.status_code == 200, rotated.text
-    second_secret = rotated.json()["secret"]
+    second_secret = await rotate_secret(client, tenant, created["id"])
     receiver.secrets = [second_secret, first_secret]
     await emit(runtime, tenant.tenant_id)
     second = (await wait_requests(receiver, 2))[-1]
@@ -192,10 +184,7 @@ async def test_an_endpoint_still_on_a_legacy_secret(
     assert got.headers["webhook-id"] == got.headers["gatehouse-event-id"]
     verify_with_stripe(got, LEGACY_SECRET)
     # Rotating to a new secret brings the Standard Webhooks signature back at once.
-    rotated = await client.post(
-        f"/v1/webhooks/{created['id']}/rotate-secret", headers=tenant.headers
-    )
-    new_secret = rotated.json()["secret"]
+    new_secret = await rotate_secret(client, tenant, created["id"])
     receiver.secrets = [new_secret, LEGACY_SECRET]
     await emit(runtime, tenant.tenant_id)
     second = (await wait_requests(receiver, 2))[-1]

@@ -10,18 +10,21 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 
 from fastapi import APIRouter, Request
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from gatehouse.cases import assignment, notes
 from gatehouse.cases import audit as audit_reads
 from gatehouse.cases import queries as case_reads
+from gatehouse.crypto import Crypto
 from gatehouse.decisions import service as decisions
-from gatehouse.domain.principals import Role
+from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.domain.status import STATUSES
 from gatehouse.erasure import service as erasure
 from gatehouse.errors import invalid_argument
 from gatehouse.info_requests import service as info_requests
 from gatehouse.paging import PageRequest, parse_page, query_values
+from gatehouse.runtime import Runtime
 from gatehouse.staff.schemas import AssignmentBody, DecisionBody, NoteBody, RaiseBody
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body
@@ -169,16 +172,27 @@ async def erase_application(
     return response
 
 
+# A paged read of the records of one application or tenant: (session, crypto, id, page).
+PagedRead = Callable[[AsyncSession, Crypto, str, PageRequest], Awaitable[object]]
+
+
+async def _paged_read(
+    request: Request, staff: StaffPrincipal, runtime: Runtime, read: PagedRead, owner_id: str
+) -> Response:
+    """The shared body of the paged reads below: analyst+, only `limit` and `cursor`."""
+    require_role(staff, Role.ANALYST)
+    _values, page = _query(request, ("limit", "cursor"))
+    async with runtime.db.read() as session:
+        result = await read(session, runtime.crypto, owner_id, page)
+    return json_response(200, result)
+
+
 @router.get("/applications/{client_id}/audit")
 async def application_audit(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The application's audit trail, newest first (analyst+)."""
-    require_role(staff, Role.ANALYST)
-    _values, page = _query(request, ("limit", "cursor"))
-    async with runtime.db.read() as session:
-        result = await audit_reads.application_audit(session, runtime.crypto, client_id, page)
-    return json_response(200, result)
+    return await _paged_read(request, staff, runtime, audit_reads.application_audit, client_id)
 
 
 @router.get("/tenants/{tenant_id}/audit")
@@ -186,11 +200,7 @@ async def tenant_audit(
     tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The tenant's audit trail, newest first (analyst+)."""
-    require_role(staff, Role.ANALYST)
-    _values, page = _query(request, ("limit", "cursor"))
-    async with runtime.db.read() as session:
-        result = await audit_reads.tenant_audit(session, runtime.crypto, tenant_id, page)
-    return json_response(200, result)
+    return await _paged_read(request, staff, runtime, audit_reads.tenant_audit, tenant_id)
 
 
 @router.post("/applications/{client_id}/notes", openapi_extra=body_schema(NoteBody))
@@ -211,11 +221,7 @@ async def list_notes(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The case's internal notes, newest first (analyst+; staff-api.md §12.3)."""
-    require_role(staff, Role.ANALYST)
-    _values, page = _query(request, ("limit", "cursor"))
-    async with runtime.db.read() as session:
-        result = await notes.list_notes(session, runtime.crypto, client_id, page)
-    return json_response(200, result)
+    return await _paged_read(request, staff, runtime, notes.list_notes, client_id)
 
 
 @router.post("/applications/{client_id}/assignment", openapi_extra=body_schema(AssignmentBody))
