@@ -20,23 +20,32 @@ Nothing here is a test: the figures depend on the machine and its load (see benc
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import os
-import secrets
-import socket
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-import orjson
-
 ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this folder comes first on sys.path, where bench/queue.py and
+# bench/profile.py would shadow the standard library's modules of those names.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import os  # noqa: E402
+import secrets  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import httpx  # noqa: E402
+import orjson  # noqa: E402
+
+from bench.procstats import peak_memory  # noqa: E402
+from bench.support import free_port, stop_process, wait_for_http  # noqa: E402
+
 GATEHOUSE = str(Path(sys.executable).parent / "gatehouse")
 MB = 1_000_000
 DOCUMENT_BYTES = 10 * MB
@@ -46,12 +55,6 @@ S3_ENVIRONMENT = {
     "AWS_SECRET_ACCESS_KEY": "gatehouse-bench-secret",
     "AWS_REGION": "us-east-1",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def document(size: int) -> bytes:
@@ -66,36 +69,6 @@ def document(size: int) -> bytes:
         .ljust(size - len(head) - len(tail), b"0")
         + tail
     )
-
-
-def peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def wait_until(url: str, process: subprocess.Popen[bytes], what: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"{what} exited with {process.returncode}")
-        try:
-            if httpx.get(url, timeout=1).status_code < 500:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit(f"{what} did not start")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 @dataclass
@@ -153,14 +126,14 @@ class Server:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        wait_until(self.base + "/healthz", self.process, "gatehouse serve")
+        wait_for_http(self.base + "/healthz", self.process, "gatehouse serve")
 
     @property
     def staff(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.staff_token}"}
 
     def close(self) -> None:
-        stop(self.process)
+        stop_process(self.process, timeout=15)
 
 
 async def tenant_key(client: httpx.AsyncClient, server: Server) -> dict[str, str]:
@@ -219,7 +192,7 @@ async def measure(
             content = document(args.size)
             async with httpx.AsyncClient(base_url=server.base, timeout=120) as staff_client:
                 api = await tenant_key(staff_client, server)
-                rss_start = peak_rss_mb(server.process.pid)
+                rss_start = peak_memory(server.process.pid).peak_rss_mb
                 uploader = await applicant_client(server, api, 0)
                 upload_seconds, download_seconds = [], []
                 document_id = ""
@@ -243,7 +216,7 @@ async def measure(
                 rounds = []
                 for _ in range(args.rounds):
                     await asyncio.gather(*(upload(c, content, server.base) for c in clients))
-                    rounds.append(peak_rss_mb(server.process.pid))
+                    rounds.append(peak_memory(server.process.pid).peak_rss_mb)
                 for c in clients:
                     await c.aclose()
         finally:
@@ -266,7 +239,7 @@ def start_moto() -> tuple[subprocess.Popen[bytes], str]:
         stderr=subprocess.DEVNULL,
     )
     endpoint = f"http://127.0.0.1:{port}"
-    wait_until(endpoint + "/moto-api/", process, "moto server")
+    wait_for_http(endpoint + "/moto-api/", process, "moto server")
     return process, endpoint
 
 
@@ -299,7 +272,7 @@ async def main() -> None:
                     ).create_bucket(Bucket="gatehouse-bench")
                     results.append(await measure(name, "s3://gatehouse-bench/documents", env, args))
                 finally:
-                    stop(moto)
+                    stop_process(moto, timeout=15)
             else:
                 raise SystemExit(f"unknown store {name}")
     size = args.size / MB

@@ -28,9 +28,11 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import run, scenarios  # noqa: E402
+from bench import scenarios  # noqa: E402
 from bench.loadgen import run_wrk  # noqa: E402
 from bench.seed import seed  # noqa: E402
+from bench.serving import Config, server, server_env  # noqa: E402
+from bench.support import database, free_port  # noqa: E402
 from gatehouse.settings import Settings  # noqa: E402
 from gatehouse.storage.migrate import upgrade  # noqa: E402
 
@@ -73,19 +75,19 @@ def main() -> None:
     parser.add_argument("--raw-output", help="also keep py-spy's raw stacks in this file")
     args = parser.parse_args()
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-    config = run.Config("profile", args.database, 1, False)
+    config = Config("profile", args.database, 1, False)
     secret_key = secrets.token_urlsafe(32)
     with tempfile.TemporaryDirectory(prefix="gatehouse-profile-") as tmp:
         workdir = Path(tmp)
-        with run.database(args.database, workdir) as url:
+        with database(args.database, workdir) as url:
             upgrade(url)
             seeded = asyncio.run(
                 seed(Settings(database_url=url, secret_key=secret_key), args.applications)
             )
-            port = run.free_port()
+            port = free_port()
             base = f"http://127.0.0.1:{port}"
-            env = run.server_env(url, secret_key, config, port)
-            with run.server(env, port, 1, workdir) as pid:
+            env = server_env(url, secret_key, config, port)
+            with server(env, port, 1, workdir) as pid:
                 cursor = scenarios.deep_cursor(base, seeded, min(1_000, args.applications // 2))
                 chosen = {s.name: s for s in scenarios.build(seeded, cursor, 1_000)}
                 scenario = next(s for name, s in chosen.items() if name.startswith(args.scenario))

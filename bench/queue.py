@@ -5,13 +5,13 @@ dashboard's queue page, p50 and p99, for several searches, filters and sorts.
     .venv/bin/python bench/queue.py --database sqlite     # the same on SQLite
     .venv/bin/python bench/queue.py --applications 20000 --requests 50
 
-A scratch database (PostgreSQL: created beside GATEHOUSE_BENCH_POSTGRES_URL, as bench/run.py
-does, and dropped after) is migrated and seeded with bench/seed.py's bulk inserts: one tenant
-with `--applications` applications (a quarter not pending), then the workstation's own spread:
-every 9th application waiting on the applicant, every 50th pending approval, every 20th
-assigned to one of five analysts (the viewer among them), external refs on every other one,
-creation times spread over a year, and a sandbox tenant with 2,000 applications the default
-queue leaves out. Then ANALYZE, as autovacuum would.
+A scratch database (PostgreSQL: created beside GATEHOUSE_BENCH_POSTGRES_URL by
+bench/support.py, as for bench/run.py, and dropped after) is migrated and seeded with
+bench/seed.py's bulk inserts: one tenant with `--applications` applications (a quarter not
+pending), then the workstation's own spread: every 9th application waiting on the applicant,
+every 50th pending approval, every 20th assigned to one of five analysts (the viewer among
+them), external refs on every other one, creation times spread over a year, and a sandbox
+tenant with 2,000 applications the default queue leaves out. Then ANALYZE, as autovacuum would.
 
 Each case is `GET /dashboard?…` served in this process through the product's own app (every
 middleware, the session check, the query, the page's rendering), signed in with a real
@@ -43,8 +43,8 @@ from urllib.parse import urlencode  # noqa: E402
 import httpx  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 
-from bench.run import database  # noqa: E402
 from bench.seed import seed  # noqa: E402
+from bench.support import database, percentile  # noqa: E402
 from gatehouse.accounts.lifecycle import create_staff_member  # noqa: E402
 from gatehouse.accounts.sessions import open_session  # noqa: E402
 from gatehouse.app import create_app  # noqa: E402
@@ -152,12 +152,6 @@ async def prepare(settings: Settings, applications: int) -> tuple[dict[str, str]
         "search + waiting on staff + oldest": {"q": "seed1", "waiting": "staff", "sort": "oldest"},
     }
     return {name: urlencode(query) for name, query in cases.items()}, opened.cookie_value
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]
 
 
 async def measure(

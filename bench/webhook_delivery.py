@@ -20,38 +20,42 @@ and dropped).
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import multiprocessing
-import os
-import secrets
-import socket
 import sys
-import tempfile
-import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
-import httpx
-import orjson
+ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this folder comes first on sys.path, where bench/queue.py and
+# bench/profile.py would shadow the standard library's modules of those names.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+for _path in (str(ROOT / "src"), str(ROOT)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import multiprocessing  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import AsyncIterator  # noqa: E402
+from contextlib import asynccontextmanager  # noqa: E402
+from typing import Any  # noqa: E402
 
-from gatehouse.accounts.service import create_tenant
-from gatehouse.audit.context import WriteContext
-from gatehouse.domain.principals import SCOPE_WEBHOOKS, TenantPrincipal
-from gatehouse.runtime import Runtime
-from gatehouse.settings import Settings
-from gatehouse.storage.migrate import upgrade_async
-from gatehouse.webhooks import rules
-from gatehouse.webhooks import service as endpoints
-from gatehouse.webhooks.delivery import DEFAULT_CONCURRENCY, DeliveryWorker
-from gatehouse.webhooks.outbox import publish
+import httpx  # noqa: E402
+import orjson  # noqa: E402
+
+from bench.support import free_port, percentile, scratch_postgres  # noqa: E402
+from gatehouse.accounts.service import create_tenant  # noqa: E402
+from gatehouse.audit.context import WriteContext  # noqa: E402
+from gatehouse.domain.principals import SCOPE_WEBHOOKS, TenantPrincipal  # noqa: E402
+from gatehouse.runtime import Runtime  # noqa: E402
+from gatehouse.settings import Settings  # noqa: E402
+from gatehouse.storage.migrate import upgrade_async  # noqa: E402
+from gatehouse.webhooks import rules  # noqa: E402
+from gatehouse.webhooks import service as endpoints  # noqa: E402
+from gatehouse.webhooks.delivery import DEFAULT_CONCURRENCY, DeliveryWorker  # noqa: E402
+from gatehouse.webhooks.outbox import publish  # noqa: E402
 
 CONCURRENCY = DEFAULT_CONCURRENCY  # the bare loop posts with the worker's concurrency
-DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 # --- the receiver: its own process, so it does not share this process's GIL ----------
@@ -96,15 +100,9 @@ def _receiver_main(port: int) -> None:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @asynccontextmanager
 async def receiver() -> AsyncIterator[str]:
-    port = _free_port()
+    port = free_port()
     process = multiprocessing.get_context("spawn").Process(
         target=_receiver_main, args=(port,), daemon=True
     )
@@ -136,28 +134,16 @@ async def arrivals(url: str) -> dict[str, float]:
 # --- databases ---------------------------------------------------------------------
 @asynccontextmanager
 async def database(kind: str) -> AsyncIterator[str]:
+    """A migrated scratch database: SQLite in a temporary folder, or PostgreSQL."""
     if kind == "sqlite":
         with tempfile.TemporaryDirectory() as folder:
             url = f"sqlite:///{folder}/bench.db"
             await upgrade_async(url)
             yield url
         return
-    import asyncpg
-    from sqlalchemy.engine import make_url
-
-    admin = os.environ.get("GATEHOUSE_BENCH_POSTGRES_URL", DEFAULT_PG)
-    name = f"gh_bench_webhooks_{secrets.token_hex(3)}"
-    connection = await asyncpg.connect(admin)
-    await connection.execute(f'CREATE DATABASE "{name}"')
-    await connection.close()
-    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
-    try:
+    async with scratch_postgres("gh_bench_webhooks") as url:
         await upgrade_async(url)
         yield url
-    finally:
-        connection = await asyncpg.connect(admin)
-        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await connection.close()
 
 
 async def setup(url: str, receiver_url: str) -> tuple[Runtime, str, str]:
@@ -288,13 +274,6 @@ async def latency(runtime: Runtime, tenant_id: str, receiver_url: str, count: in
     await task
     seen = await arrivals(receiver_url)
     return sorted((seen[e] - t) * 1000 for e, t in committed.items() if e in seen)
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    index = min(len(values) - 1, max(0, round(q * (len(values) - 1))))
-    return values[index]
 
 
 async def run(kind: str, events: int, latency_events: int) -> dict[str, float]:
