@@ -3,7 +3,7 @@
 In order: one header line (date, machine, versions, wrk's settings, load average before
 and after); a note when the machine was busy; the table of every scenario; the targets
 against the bare app as a table (MET or MISS per target and configuration) and line by
-line; Issue 8's earlier targets against the same-stack baseline; with `--server both`,
+line; the earlier targets against the same-stack baseline; with `--server both`,
 uvicorn against granian side by side; what each server preserved (bench/checks.py).
 """
 

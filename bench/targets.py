@@ -7,7 +7,7 @@ MET or MISS; when the ratio by CPU per request falls on the other side of the go
 verdict says so (on a busy machine one sample was probably slowed by other work). The
 two-process configuration is held to the PostgreSQL goals.
 
-Issue 8's earlier targets, against the same-stack baseline (uvicorn only), follow them.
+The earlier targets, against the same-stack baseline (uvicorn only), follow them.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def target_table(reports: list[Report]) -> str:
 
 
 def earlier_targets(reports: list[Report], depth: int) -> list[str]:
-    """Issue 8's targets, against the same-stack baseline (kept for continuity)."""
+    """The earlier targets, against the same-stack baseline (kept for continuity)."""
     out: list[str] = []
     for report in reports:
         if report.failure or report.kind != "uvicorn":
