@@ -171,8 +171,16 @@ class Crypto:
         return self._mac(self._ring[0], payload)
 
     def verify_signature(self, payload: bytes, signature: str) -> bool:
-        matches = [hmac.compare_digest(self._mac(key, payload), signature) for key in self._ring]
-        return any(matches)
+        """Whether `signature` is a MAC of `payload` under a key of the ring, in constant time.
+
+        `signature` comes from outside (a cursor, a ticket): anything but ASCII is simply
+        not a signature (`hmac.compare_digest` raises on non-ASCII text).
+        """
+        sent = signature.encode("ascii") if signature.isascii() else b""
+        matches = [
+            hmac.compare_digest(self._mac(key, payload).encode("ascii"), sent) for key in self._ring
+        ]
+        return any(matches) and bool(sent)
 
     @staticmethod
     def _mac(key: _Key, payload: bytes) -> str:

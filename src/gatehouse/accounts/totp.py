@@ -25,7 +25,9 @@ DRIFT_STEPS = 1
 RECOVERY_CODES = 10
 _RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 _RECOVERY_RE = re.compile(r"[a-z0-9]{10}")
-_CODE_RE = re.compile(r"\d{6}")
+# ASCII digits only: `\d` also matches other scripts' digits, which no authenticator sends
+# (and `hmac.compare_digest` refuses non-ASCII text).
+_CODE_RE = re.compile(r"[0-9]{6}")
 
 
 def new_secret() -> str:

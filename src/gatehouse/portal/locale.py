@@ -88,6 +88,16 @@ def _safe_next(value: object) -> str:
     return COOKIE_PATH
 
 
+def _same_site_referer_path(request: Request) -> str | None:
+    """The path of the `Referer` when it is this site's; None for another site's, or for
+    text that is no URL at all (`http://[::1` makes `urlsplit` raise)."""
+    try:
+        referer = urlsplit(request.headers.get("referer", ""))
+    except ValueError:
+        return None
+    return referer.path if referer.netloc == request.url.netloc else None
+
+
 @router.post("/portal/language")
 async def choose_language(request: Request) -> Response:
     """The picker: remember the language in a cookie and show the page again."""
@@ -98,8 +108,7 @@ async def choose_language(request: Request) -> Response:
     back = form.get("next")
     if not back:
         # A page that must not name its own address (the 410 of a sign-in link) sends none.
-        referer = urlsplit(request.headers.get("referer", ""))
-        back = referer.path if referer.netloc == request.url.netloc else None
+        back = _same_site_referer_path(request)
     response = see_other(_safe_next(back))
     if isinstance(code, str) and code in LANGUAGES:
         set_session_cookie(

@@ -5,7 +5,6 @@ customer."""
 from __future__ import annotations
 
 import base64
-import binascii
 
 from fastapi import Request
 from starlette.responses import Response
@@ -38,7 +37,7 @@ def basic_credentials(request: Request) -> tuple[str, str] | Response:
         return missing
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # binascii.Error, UnicodeDecodeError, and text that is not ASCII
         return missing
     char = refused_char(decoded)
     if char is not None:

@@ -23,12 +23,13 @@ SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 
 def origin_of(url: str) -> tuple[str, str, int] | None:
-    """(scheme, host, port) of a URL, or None when it names no origin."""
-    parts = urlsplit(url)
-    if not parts.scheme or not parts.hostname:
-        return None
-    scheme = parts.scheme.lower()
+    """(scheme, host, port) of a URL, or None when it names no origin (an `Origin` or
+    `Referer` header is the client's text: `http://[::1` makes `urlsplit` raise)."""
     try:
+        parts = urlsplit(url)
+        if not parts.scheme or not parts.hostname:
+            return None
+        scheme = parts.scheme.lower()
         port = parts.port or (443 if scheme == "https" else 80)
     except ValueError:
         return None
