@@ -5,8 +5,8 @@ customers linked to the application (docs/documents.md §6), on SQLite and on Po
 After an erasure, replaying a key whose answer was about the application answers 410
 `failed-precondition` (replayed, nothing of the original), the same key with another request
 is still 400, and keys about anything else still replay their answer. The linked customer's
-email and phone are gone from its row, its callbacks' bodies, the staff API and the
-verification interface; its unsent callbacks are dropped. No log line holds any of it.
+email and phone are gone from its row, its callbacks' bodies, the staff API, the dashboard
+and the verification interface; its unsent callbacks are dropped. No log line holds any of it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from sqlalchemy import select
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import IdempotencyRecord
 from tests.documents.support import holding, raw_database, secret_marker
+from tests.pages.helpers import dashboard_sign_in
 from tests.support.factories import StaffFixture, TenantFixture
 from tests.verification.conftest import basic
 
@@ -195,6 +196,14 @@ async def test_erasure_reaches_replays_and_linked_verification_customers(
         )
     assert by_customer[linked_uuid] == {("dropped", "application erased")}
     assert by_customer[unlinked_uuid] == {("pending", None)}
+
+    # The dashboard's verification page says so instead of showing them.
+    await dashboard_sign_in(client, staff)
+    page = await client.get("/dashboard/verification")
+    assert page.status_code == 200
+    row = page.text.split(linked_uuid, 1)[0].rsplit("<tr>", 1)[1]
+    assert "Erased with its application" in row
+    assert "kept@example.test" in page.text
 
     # Erasing again changes nothing and still answers 410.
     again = await client.post(f"/staff/v1/applications/{client_id}/erase", headers=staff.headers)
