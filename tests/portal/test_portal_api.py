@@ -49,6 +49,27 @@ async def test_me(client: httpx.AsyncClient, signed_in: Provisioned) -> None:
     assert body["uid"].startswith("mem_")
 
 
+async def test_every_answer_of_a_session_is_not_stored(
+    client: httpx.AsyncClient, signed_in: Provisioned
+) -> None:
+    # The applicant's own data behind a cookie: no browser or cache between keeps a copy,
+    # as on the pages (docs/reference/portal.md §1).
+    answers = [
+        await client.get("/portal/api/me"),
+        await client.get("/portal/api/info-requests"),
+        await client.get("/portal/api/documents"),
+        await client.post("/portal/api/form", json={"fields": {}}),
+        await client.post(
+            "/portal/api/documents",
+            files={"type": (None, "passport"), "file": ("a.png", PNG, "image/png")},
+        ),
+        await client.post("/portal/api/logout"),
+    ]
+    for answer in answers:
+        assert answer.headers["cache-control"] == "no-store", (answer.request.url, answer.text)
+    assert [a.status_code for a in answers] == [200, 200, 200, 200, 201, 204]
+
+
 async def test_without_a_session_every_route_is_401(client: httpx.AsyncClient) -> None:
     calls = [
         client.get("/portal/api/me"),

@@ -8,7 +8,11 @@ standard body.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
+from typing import Any
+
 from fastapi import APIRouter, Request
+from fastapi.routing import APIRoute
 from starlette.datastructures import UploadFile
 from starlette.responses import RedirectResponse, Response
 
@@ -32,7 +36,24 @@ from gatehouse.web.dependencies import RuntimeDep
 from gatehouse.web.errors import request_id_of
 from gatehouse.web.responses import json_response
 
-router = APIRouter(tags=["portal"])
+
+class _NoStoreRoute(APIRoute):
+    """Every answer of these routes is the applicant's own data behind a cookie session, read
+    by a browser: `Cache-Control: no-store`, as on the pages (docs/reference/portal.md §1),
+    so neither the browser nor a cache between keeps a copy."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def no_store(request: Request) -> Response:
+            response = await handler(request)
+            response.headers.setdefault("Cache-Control", "no-store")
+            return response
+
+        return no_store
+
+
+router = APIRouter(tags=["portal"], route_class=_NoStoreRoute)
 
 
 @router.post("/portal/login/{token}", include_in_schema=False)
@@ -44,7 +65,6 @@ async def redeem(token: str, request: Request, runtime: RuntimeDep) -> Response:
     except LinkUnusable:
         return render_link_invalid(request)
     response = RedirectResponse(redemption.location, status_code=303)
-    response.headers["Cache-Control"] = "no-store"
     start_session_cookie(response, runtime, redemption.session_token, redemption.expires_at)
     return response
 
