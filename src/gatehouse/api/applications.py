@@ -33,10 +33,13 @@ async def post_application(
     body = await parse_body(request, ProvisionBody)
     applicant = body.applicant()
     queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))
+    # Without an Idempotency-Key record to store, the provisioning is all the transaction
+    # holds (`alone`: on PostgreSQL a new identity then commits in one statement).
+    alone = getattr(request.state, "idempotency", None) is None
     async with queue, runtime.db.transaction() as connection:
         ctx = write_context(request, principal)
         status, view = await create_application(
-            connection, runtime, ctx, principal, applicant, body.labelId
+            connection, runtime, ctx, principal, applicant, body.labelId, alone=alone
         )
         return await respond(request, connection, status, view)
 

@@ -5,10 +5,11 @@ docs/reference/staff-api.md §5).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from sqlalchemy import bindparam, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.checklist import (
@@ -69,8 +70,8 @@ def _usable(intake: Any) -> bool:
 
 
 # What the choice at provisioning reads of an intake, as Core statements built once:
-# provisioning runs on a plain connection, without an ORM unit of work (docs/platform.md,
-# "Fast paths").
+# provisioning runs them on its transaction's driver connection (storage/tx_statements.py,
+# docs/platform.md "Fast paths").
 _CHOICE_COLUMNS = (
     Intake.id,
     Intake.tenant_id,
@@ -80,14 +81,15 @@ _CHOICE_COLUMNS = (
     Intake.checklist,
     Intake.form_fields,
 )
-_NAMED = select(*_CHOICE_COLUMNS).where(Intake.id == bindparam("label_id"))
-_ATTACHED = select(*_CHOICE_COLUMNS).where(
+CHOICE_BY_LABEL = select(*_CHOICE_COLUMNS).where(Intake.id == bindparam("label_id"))
+CHOICE_ATTACHED = select(*_CHOICE_COLUMNS).where(
     Intake.tenant_id == bindparam("tenant_id"), Intake.attached.is_(True)
 )
 
 
-async def choose_intake(connection: AsyncConnection, tenant_id: str, label_id: str | None) -> str:
-    """The label id a new application gets (tenant-api.md §5.1 rules 3 and 4).
+def choose_among(rows: Sequence[Any], tenant_id: str, label_id: str | None) -> str:
+    """The label id a new application gets (tenant-api.md §5.1 rules 3 and 4), among the
+    rows of `CHOICE_BY_LABEL` (a label named) or `CHOICE_ATTACHED` (none named).
 
     A named label must be the tenant's and attached (else 400
     invalid-argument) with a valid configuration (else 400
@@ -96,7 +98,7 @@ async def choose_intake(connection: AsyncConnection, tenant_id: str, label_id: s
     failed-precondition.
     """
     if label_id is not None:
-        intake = (await connection.execute(_NAMED, {"label_id": label_id})).first()
+        intake = rows[0] if rows else None
         if intake is None or intake.tenant_id != tenant_id or not intake.attached:
             raise invalid_argument(
                 "labelId does not name an attached intake.", "labelId", "unknown intake label"
@@ -104,7 +106,6 @@ async def choose_intake(connection: AsyncConnection, tenant_id: str, label_id: s
         if not _usable(intake):
             raise failed_precondition("The intake's configuration is not usable.")
         return str(intake.id)
-    rows = (await connection.execute(_ATTACHED, {"tenant_id": tenant_id})).all()
     candidates = sorted(rows, key=lambda intake: sort_key(intake.order, intake.position))
     for intake in candidates:
         if _usable(intake):

@@ -6,9 +6,12 @@ each step is a statement compiled once (SQLAlchemy caches it) and run on the
 write transaction's connection:
 
 - a new identity: the lookup (identity or its erased pseudonym, locked), the
-  intake choice (services/intakes.py), then the application with its owner
+  intake choice (intakes/service.py), then the application with its owner
   already set, its applicant member and the audit entry. On PostgreSQL those
   three INSERTs are one statement (data-modifying CTEs), on SQLite three.
+  These statements run on the transaction's driver connection, compiled once
+  (storage/tx_statements.py): SQLAlchemy's per-execution work was most of their
+  CPU.
 - a repeat: the lookup, the members, latest decision and current request in
   one statement (services/application_snapshot.py), the applicant's member
   when it was removed, then the refresh of `updated_at` (and of the owner)
@@ -30,22 +33,39 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from gatehouse.applications.queries.snapshot import SUMMARY_COLUMNS
 from gatehouse.domain.members import ROLE_APPLICANT
+from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL, choose_among
 from gatehouse.storage.tables.applications import Application, Member
 from gatehouse.storage.tables.core import AuditEntry
+from gatehouse.storage.tx_statements import TxStatement, run_in
 
 # What a repeat needs besides the read's own columns: the roster's owner and the lock flag.
-_LOOKUP = (
-    select(*SUMMARY_COLUMNS, Application.identity, Application.owner_uid, Application.locked)
-    .where(
-        Application.tenant_id == bindparam("tenant_id"),
-        or_(
-            Application.identity == bindparam("identity"),
-            # The erased pseudonym under each key of the ring (crypto.py), a handful at most.
-            Application.identity.in_(bindparam("pseudonyms", expanding=True)),
-        ),
-    )
-    .with_for_update()  # PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes writers
+_LOOKUP_COLUMNS = (
+    *SUMMARY_COLUMNS,
+    Application.identity,
+    Application.owner_uid,
+    Application.locked,
 )
+
+
+def _lookup(pseudonyms: int) -> TxStatement:
+    """The lookup of an identity or one of its `pseudonyms` erased forms, row-locked."""
+    names = [
+        bindparam(f"pseudonym_{n}", type_=Application.identity.type) for n in range(pseudonyms)
+    ]
+    # The erased pseudonym under each key of the ring (crypto.py), a handful at most.
+    matches = Application.identity == bindparam("identity")
+    if names:
+        matches = or_(matches, Application.identity.in_(names))
+    return TxStatement(
+        select(*_LOOKUP_COLUMNS)
+        .where(Application.tenant_id == bindparam("tenant_id"), matches)
+        .with_for_update()  # PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes writers
+    )
+
+
+_LOOKUPS: dict[int, TxStatement] = {}
+_CHOICE_BY_LABEL = TxStatement(CHOICE_BY_LABEL)
+_CHOICE_ATTACHED = TxStatement(CHOICE_ATTACHED)
 
 
 def _bind(column: ColumnElement[Any], prefix: str) -> Any:
@@ -103,9 +123,16 @@ def _create_statement() -> Any:
     return _audit_from(new_application).returning(AuditEntry.id).add_cte(new_member)
 
 
-_CREATE_POSTGRES = _create_statement()
+def _insert_all(table: Any) -> TxStatement:
+    """INSERT of every column of `table`, each value given (None where unset)."""
+    return TxStatement(insert(table).values({column.key: _bind(column, "") for column in table.c}))
+
+
+_CREATE_POSTGRES = TxStatement(_create_statement())
 _APPLICATION_COLUMNS = tuple(Application.__table__.c)
-_INSERT_APPLICATION = insert(Application)
+_CREATE_APPLICATION = _insert_all(Application.__table__)
+_CREATE_MEMBER = _insert_all(Member.__table__)
+_CREATE_AUDIT = _insert_all(AuditEntry.__table__)
 _INSERT_MEMBER = insert(Member)
 _INSERT_AUDIT = insert(AuditEntry)
 
@@ -127,27 +154,52 @@ _TOUCH_AND_AUDIT = _touch_and_audit(_TOUCH)
 _TOUCH_WITH_OWNER_AND_AUDIT = _touch_and_audit(_TOUCH_WITH_OWNER)
 
 
+def _every(columns: Sequence[Any], values: dict[str, Any]) -> dict[str, Any]:
+    return {column.key: values.get(column.key) for column in columns}
+
+
 def _prefixed(values: dict[str, Any], prefix: str) -> dict[str, Any]:
     return {prefix + key: value for key, value in values.items()}
 
 
 async def lock_identity(
-    connection: AsyncConnection, tenant_id: str, identity: str, pseudonyms: Sequence[str]
+    connection: AsyncConnection,
+    tenant_id: str,
+    identity: str,
+    pseudonyms: Sequence[str],
+    *,
+    alone: bool = False,
 ) -> Application | None:
     """The application of `identity`, else of its erased pseudonym, row-locked; or None.
 
     The row comes back as a transient `Application` holding the columns the
-    rules and the read need (not attached to any session).
+    rules and the read need (not attached to any session). `alone`: outside the
+    transaction if none is open yet (storage/tx_statements.py), the lock then lasting
+    the statement only.
     """
-    result = await connection.execute(
-        _LOOKUP, {"tenant_id": tenant_id, "identity": identity, "pseudonyms": list(pseudonyms)}
-    )
-    rows = result.all()
+    lookup = _LOOKUPS.get(len(pseudonyms))
+    if lookup is None:
+        lookup = _LOOKUPS[len(pseudonyms)] = _lookup(len(pseudonyms))
+    params = {"tenant_id": tenant_id, "identity": identity}
+    for n, pseudonym in enumerate(pseudonyms):
+        params[f"pseudonym_{n}"] = pseudonym
+    rows = await run_in(connection, lookup, params, alone=alone)
     if not rows:
         return None
     # The identity itself wins over an erased pseudonym (they cannot both exist today).
     row = next((r for r in rows if r.identity == identity), rows[0])
     return Application(**row._asdict())
+
+
+async def choose_intake(
+    connection: AsyncConnection, tenant_id: str, label_id: str | None, *, alone: bool = False
+) -> str:
+    """The label id of a new application (intakes/service.py: `choose_among`)."""
+    if label_id is not None:
+        rows = await run_in(connection, _CHOICE_BY_LABEL, {"label_id": label_id}, alone=alone)
+    else:
+        rows = await run_in(connection, _CHOICE_ATTACHED, {"tenant_id": tenant_id}, alone=alone)
+    return choose_among(rows, tenant_id, label_id)
 
 
 def member_values(member_id: str, application_id: str, email: str, now: datetime) -> dict[str, Any]:
@@ -167,16 +219,19 @@ async def create(
     audit: dict[str, Any],
     *,
     sqlite: bool,
+    alone: bool = False,
 ) -> bool:
     """INSERT the application, its applicant member and the audit entry.
 
     False (and nothing written) when a concurrent call won the identity; on
-    SQLite that cannot happen (the write transaction serializes writers).
+    SQLite that cannot happen (the write transaction serializes writers). On
+    PostgreSQL the three are one statement, which `alone` commits by itself when
+    no transaction is open yet.
     """
     if sqlite:
-        await connection.execute(_INSERT_APPLICATION, application)
-        await connection.execute(_INSERT_MEMBER, member)
-        await connection.execute(_INSERT_AUDIT, audit)
+        await run_in(connection, _CREATE_APPLICATION, _every(_APPLICATION_COLUMNS, application))
+        await run_in(connection, _CREATE_MEMBER, member)
+        await run_in(connection, _CREATE_AUDIT, audit)
         return True
     params = {
         **{f"app_{column.key}": application.get(column.key) for column in _APPLICATION_COLUMNS},
@@ -185,7 +240,7 @@ async def create(
         "member_joined_at": member["joined_at"],
         **_prefixed(audit, "audit_"),
     }
-    return (await connection.execute(_CREATE_POSTGRES, params)).first() is not None
+    return bool(await run_in(connection, _CREATE_POSTGRES, params, alone=alone))
 
 
 async def insert_member(connection: AsyncConnection, values: dict[str, Any]) -> None:

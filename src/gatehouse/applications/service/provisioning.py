@@ -36,7 +36,6 @@ from gatehouse.domain.principals import TenantPrincipal
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import ALREADY_EXISTS, GatehouseError
 from gatehouse.ids import new_id
-from gatehouse.intakes.service import choose_intake
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application, Member
 
@@ -132,26 +131,43 @@ async def provision(
     tenant: TenantPrincipal,
     applicant: Applicant,
     label_id: str | None,
+    *,
+    alone: bool = False,
 ) -> Provisioned:
     """Create the application for this identity, or answer the existing one.
 
     Writes the audit entry of the provisioning itself (`application.create` or
     `application.provision`) in the caller's transaction.
+
+    `alone`: the caller writes nothing else in this transaction. On PostgreSQL a new
+    identity then needs no transaction: its lookup and intake choice are reads, and
+    the application, its member and its audit entry are one statement, so they run
+    on their own, without BEGIN and COMMIT (under READ COMMITTED a lookup that finds
+    nothing holds no lock either way). Finding the identity, or losing it to a
+    concurrent call, opens the transaction, in which the row is read again under its
+    lock before the repeat is answered.
     """
     enforce(Operation.PROVISION, tenant, None)
     sqlite = runtime.db.is_sqlite
+    loose = alone and not sqlite
     pseudonyms = erased_identity_candidates(runtime.crypto.hash_candidates(applicant.identity))
     existing = await store.lock_identity(
-        connection, tenant.tenant_id, applicant.identity, pseudonyms
+        connection, tenant.tenant_id, applicant.identity, pseudonyms, alone=loose
     )
+    if existing is not None and loose:
+        # Found outside the transaction: read it again in it, under the lock.
+        loose = False
+        existing = await store.lock_identity(
+            connection, tenant.tenant_id, applicant.identity, pseudonyms
+        )
     if existing is not None:
         return await _repeat(connection, ctx, tenant, existing, applicant, sqlite=sqlite)
-    chosen = await choose_intake(connection, tenant.tenant_id, label_id)
+    chosen = await store.choose_intake(connection, tenant.tenant_id, label_id, alone=loose)
     member_id = new_id("mem")
     values = _new_application_values(ctx, tenant.tenant_id, applicant, chosen, member_id)
     member = store.member_values(member_id, values["id"], applicant.email or "", ctx.now)
     audit = ctx.audit_values("application.create", values["id"], values["id"])
-    created = await store.create(connection, values, member, audit, sqlite=sqlite)
+    created = await store.create(connection, values, member, audit, sqlite=sqlite, alone=loose)
     if not created:
         # A concurrent first call committed this identity: this call is a repeat.
         existing = await store.lock_identity(
@@ -173,9 +189,14 @@ async def create_application(
     tenant: TenantPrincipal,
     applicant: Applicant,
     label_id: str | None,
+    *,
+    alone: bool = False,
 ) -> tuple[int, ApplicationView]:
-    """POST /v1/applications: 201 with the application, 200 on a repeat (tenant-api.md §5.1)."""
-    result = await provision(connection, runtime, ctx, tenant, applicant, label_id)
+    """POST /v1/applications: 201 with the application, 200 on a repeat (tenant-api.md §5.1).
+
+    `alone`: nothing else (no Idempotency-Key record) is written in this transaction.
+    """
+    result = await provision(connection, runtime, ctx, tenant, applicant, label_id, alone=alone)
     return (201 if result.created else 200), result.view()
 
 

@@ -1,0 +1,184 @@
+"""Hot statements of a write transaction, compiled once and run on its driver connection.
+
+`AsyncConnection.execute` costs SQLAlchemy's per-execution work on every call: the
+statement's cache key, an execution context, a result; on PostgreSQL the asyncpg adapter's
+bookkeeping on top. For the provisioning transaction that came to about 70 % of its
+statements' CPU (bench/RESULTS.md). A `TxStatement` keeps SQLAlchemy for the statement,
+its SQL for each dialect and the types' bind and result processing (so values go in and
+come out as SQLAlchemy would give them), and runs the SQL itself, inside the transaction
+of the `AsyncConnection` it is given, beside that connection's ordinary statements:
+
+- on SQLite, on `Database.transaction()`'s pysqlite connection, in the event loop's
+  thread (storage/sqlite_writer.py);
+- on PostgreSQL, on the connection's asyncpg connection, in the transaction SQLAlchemy
+  opened on it (opened now if no statement has run yet).
+
+Any other connection (aiosqlite, for instance) runs the statement through SQLAlchemy,
+with the same rows back. Rows are named tuples whose fields are the statement's columns
+(`exported_columns`: a SELECT's, or an INSERT's or UPDATE's RETURNING).
+
+Columns whose defaults SQLAlchemy computes in Python at execution are refused (a
+statement must give them). Errors come from the driver as they are, not wrapped by
+SQLAlchemy: these statements are for paths whose conflicts are part of the statement
+(ON CONFLICT), not caught errors.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import namedtuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from gatehouse.storage.base import UTCDateTime
+
+Processor = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTx:
+    """A statement's SQL for one dialect and how values go in and come out."""
+
+    sql: str
+    positions: tuple[str, ...]  # bind names, in the order of the placeholders
+    defaults: Mapping[str, Any]  # values of the statement's own binds (literals)
+    bind_processors: Mapping[str, Processor]
+    result_processors: tuple[tuple[int, Processor], ...]
+    make_row: Callable[[Iterable[Any]], Any]
+
+    def values(self, params: Mapping[str, Any]) -> list[Any]:
+        out = []
+        processors, defaults = self.bind_processors, self.defaults
+        for name in self.positions:
+            value = params[name] if name in params else defaults[name]
+            processor = processors.get(name)
+            out.append(value if processor is None or value is None else processor(value))
+        return out
+
+    def rows(self, raw: Sequence[Sequence[Any]]) -> list[Any]:
+        make = self.make_row
+        if not self.result_processors:
+            return [make(values) for values in raw]
+        out = []
+        for values in raw:
+            row = list(values)
+            for index, processor in self.result_processors:
+                value = row[index]
+                if value is not None:
+                    row[index] = processor(value)
+            out.append(make(row))
+        return out
+
+
+def _utc_from_sqlite(value: str) -> datetime:
+    """`UTCDateTime` of a SQLite value in one call (SQLAlchemy's SQLite DATETIME
+    processor, `datetime.fromisoformat`, then `UTCDateTime.process_result_value`)."""
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _result_processor(type_: Any, dialect: Dialect) -> Processor | None:
+    if type(type_) is UTCDateTime:
+        if dialect.name == "postgresql":
+            return None  # asyncpg gives timestamptz values as datetimes in UTC already
+        if dialect.name == "sqlite":
+            return _utc_from_sqlite
+    processor: Processor | None = type_.dialect_impl(dialect).result_processor(dialect, None)
+    return processor
+
+
+class TxStatement:
+    """One statement run by `run_in`; compiled once per dialect."""
+
+    def __init__(self, statement: Any) -> None:
+        self.statement = statement
+        columns = list(statement.exported_columns)
+        self._types = [column.type for column in columns]
+        keys = list(statement.exported_columns.keys())
+        # A named tuple class per statement, made once.
+        self.make_row: Callable[[Iterable[Any]], Any] = tuple
+        if keys:
+            self.make_row = namedtuple("Row", keys)._make  # type: ignore[attr-defined]
+        self._compiled: dict[str, CompiledTx] = {}
+
+    def compiled(self, dialect: Dialect) -> CompiledTx:
+        found = self._compiled.get(dialect.name)
+        if found is None:
+            found = self._compiled[dialect.name] = self._compile(dialect)
+        return found
+
+    def _compile(self, dialect: Dialect) -> CompiledTx:
+        compiled = self.statement.compile(dialect=dialect)
+        computed = [*compiled.insert_prefetch, *compiled.update_prefetch]
+        if computed:
+            # SQLAlchemy's execution fills these in; this runner does not: give them.
+            keys = sorted(column.key for column in computed)
+            raise TypeError(f"columns with Python-side defaults must be given: {keys}")
+        names = compiled.bind_names
+        bind_processors = {}
+        defaults = {}
+        for bind in compiled.binds.values():
+            name = names[bind]
+            processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if processor is not None:
+                bind_processors[name] = processor
+            if not bind.required:
+                defaults[name] = bind.effective_value
+        result_processors = []
+        for index, type_ in enumerate(self._types):
+            convert = _result_processor(type_, dialect)
+            if convert is not None:
+                result_processors.append((index, convert))
+        return CompiledTx(
+            sql=compiled.string,
+            positions=tuple(compiled.positiontup or ()),
+            defaults=defaults,
+            bind_processors=bind_processors,
+            result_processors=tuple(result_processors),
+            make_row=self.make_row,
+        )
+
+
+async def run_in(
+    connection: AsyncConnection,
+    statement: TxStatement,
+    params: Mapping[str, Any],
+    *,
+    alone: bool = False,
+) -> list[Any]:
+    """Run `statement` in `connection`'s transaction; its rows (none for plain DML).
+
+    `alone`: on PostgreSQL, when no statement of the transaction has run yet, the
+    statement runs on its own (autocommit) and the transaction stays unopened, saving
+    its BEGIN and COMMIT round trips; for a statement that is whole by itself and whose
+    caller needs nothing else in its transaction. SQLite's transaction is always open
+    (BEGIN IMMEDIATE at `begin()`), so there it runs in the transaction.
+    """
+    sync = connection.sync_connection
+    if sync is None:
+        raise RuntimeError("the connection is not open")
+    dialect = sync.dialect
+    compiled = statement.compiled(dialect)
+    proxied = sync.connection
+    driver: Any = proxied.driver_connection
+    if isinstance(driver, sqlite3.Connection) and dialect.is_async:
+        # Database.transaction()'s SQLite connection: in the event loop's thread.
+        raw = driver.execute(compiled.sql, compiled.values(params)).fetchall()
+        return compiled.rows(raw)
+    if dialect.name == "postgresql" and dialect.driver == "asyncpg":
+        adapted: Any = proxied.dbapi_connection
+        if adapted._transaction is None and not alone:
+            await adapted._start_transaction()  # no statement ran yet: SQLAlchemy's BEGIN
+        raw = await driver.fetch(compiled.sql, *compiled.values(params))
+        return compiled.rows(raw)
+    result = await connection.execute(statement.statement, dict(params))
+    if not result.returns_rows:
+        return []
+    return [statement.make_row(tuple(row)) for row in result.all()]
