@@ -30,19 +30,15 @@ import httpx
 import pytest
 import yaml
 
-from tests.packaging.podman import BASE_IMAGE, Podman, ensure_base_image, missing_tools
+from tests.packaging.conftest import ROOT
+from tests.packaging.podman import Podman
 from tests.support.leaks import EXTERNAL_LINES, remember
-from tests.support.live import free_port
+from tests.support.ports import free_port
 from tests.webhooks.receiver import Received, Receiver, running_receiver
 
-ROOT = Path(__file__).resolve().parents[2]
-IMAGE = "localhost/gatehouse:test"
 POSTGRES_URL = os.environ.get("GATEHOUSE_TEST_DATABASE_URL", "")
 REDIS_URL = os.environ.get("GATEHOUSE_TEST_REDIS_URL", "")
-SIZE_TARGET_MB = 200
 OLD_KEY = secrets.token_urlsafe(48)
-# Well above the target: fails only when something big (a compiler, a cache) gets in.
-SIZE_LIMIT_MB = 320
 CONTAINER_UID = "10001"
 
 
@@ -64,6 +60,8 @@ def test_compose_file_describes_the_stack() -> None:
     assert len(images) == 1, "one image for every Gatehouse service"
     assert services["migrate"]["command"] == ["migrate"]
     assert services["migrate"]["build"]["dockerfile"] == "Containerfile"
+    # The s3:// store is a build argument away (docs/operations.md, "Containers").
+    assert "EXTRAS" in services["migrate"]["build"]["args"]
     assert services["migrate"]["restart"] == "no"
     serve = services["serve"]
     assert serve["command"][0] == "serve"
@@ -123,94 +121,14 @@ def test_build_context_sends_only_what_the_wheel_needs() -> None:
     assert {"!pyproject.toml", "!README.md", "!src"} <= set(rules)
     containerfile = (ROOT / "Containerfile").read_text()
     assert "ARG BASE_IMAGE=" in containerfile
+    assert containerfile.count('ARG EXTRAS=""') == 2, "both stages read EXTRAS; none by default"
+    assert "ARG COMPILE_BYTECODE=0" in containerfile
     assert 'ENTRYPOINT ["gatehouse"]' in containerfile
     assert "STOPSIGNAL SIGTERM" in containerfile
     assert "HEALTHCHECK" in containerfile
 
 
-# --- the image, built and run ---------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def podman(tmp_path_factory: pytest.TempPathFactory) -> Podman:
-    if not POSTGRES_URL.startswith(("postgresql://", "postgres://")):
-        pytest.skip(
-            "CONTAINER TEST SKIPPED: it runs once per CI run, in the PostgreSQL stage "
-            "(set GATEHOUSE_TEST_DATABASE_URL=postgresql://…)"
-        )
-    missing = missing_tools()
-    if missing:
-        pytest.skip(
-            f"CONTAINER TEST SKIPPED: {', '.join(missing)} missing "
-            "(apt-get install -y podman runc debootstrap; .ci/run does it)"
-        )
-    if os.geteuid() != 0:
-        pytest.skip("CONTAINER TEST SKIPPED: debootstrap and podman with runc need root here")
-    return Podman(tmp_path_factory.mktemp("podman"))
-
-
-@pytest.fixture(scope="module")
-def image(
-    podman: Podman, tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
-) -> str:
-    logs = tmp_path_factory.mktemp("build")
-    made, base_seconds = ensure_base_image(podman, logs / "debootstrap.log")
-    args = [
-        "build",
-        "--isolation",
-        "chroot",
-        "--network",
-        "host",
-        "--format",
-        "docker",  # HEALTHCHECK is part of the Docker image format only
-        "--build-arg",
-        f"BASE_IMAGE={BASE_IMAGE}",
-        "--tag",
-        IMAGE,
-        "--file",
-        str(ROOT / "Containerfile"),
-    ]
-    # pip in the build trusts what pip here trusts (a TLS-intercepting proxy's CA, say).
-    bundle = os.environ.get("PIP_CERT") or os.environ.get("SSL_CERT_FILE")
-    if bundle and Path(bundle).is_file():
-        args += [
-            "--volume",
-            f"{bundle}:/run/host-ca.crt:ro",
-            "--build-arg",
-            "PIP_CERT=/run/host-ca.crt",
-        ]
-    if os.environ.get("PIP_INDEX_URL"):
-        args += ["--build-arg", f"PIP_INDEX_URL={os.environ['PIP_INDEX_URL']}"]
-    previous = podman.run(["image", "inspect", "--format", "{{.Id}}", IMAGE], check=False)
-    started = time.monotonic()
-    done = podman.run([*args, str(ROOT)], timeout=1800, check=False)
-    build_seconds = time.monotonic() - started
-    (logs / "build.log").write_text(done.stdout + done.stderr)
-    assert done.returncode == 0, f"podman build failed:\n{(done.stdout + done.stderr)[-5000:]}"
-    current = podman.run(["image", "inspect", "--format", "{{.Id}}", IMAGE]).stdout.strip()
-    if previous.returncode == 0 and previous.stdout.strip() != current:
-        # The image of the previous run is untagged now: remove it (its layers may stay).
-        podman.run(["rmi", previous.stdout.strip()], check=False)
-    size = int(podman.run(["image", "inspect", "--format", "{{.Size}}", IMAGE]).stdout)
-    report(
-        pytestconfig,
-        f"container image {IMAGE}: {size / 1e6:.0f} MB (target {SIZE_TARGET_MB} MB); "
-        f"built in {build_seconds:.0f} s; base {BASE_IMAGE} "
-        + (f"made in {base_seconds:.0f} s" if made else "reused"),
-    )
-    assert size / 1e6 <= SIZE_LIMIT_MB
-    return IMAGE
-
-
-def report(config: pytest.Config, line: str) -> None:
-    """A line in the test run's output, captured or not."""
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    capture = config.pluginmanager.get_plugin("capturemanager")
-    if reporter is None or capture is None:
-        print(line)
-        return
-    with capture.global_and_fixture_disabled():
-        reporter.write_line(line)
+# --- the image (tests/packaging/conftest.py builds it), run ---------------------------------
 
 
 @pytest.fixture(scope="module")
