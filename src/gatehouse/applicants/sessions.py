@@ -79,10 +79,20 @@ async def redeem_link(runtime: Runtime, token: str, request_id: str | None) -> R
 
     The link is marked used in the transaction that creates the session, by a
     guarded update, so of two concurrent redemptions exactly one wins.
+
+    The application row is locked first, as by every change of an application: locking the
+    application takes its row and then its links and sessions, so a redemption that took
+    the link first would deadlock with it on PostgreSQL (one waiting for the link, the other
+    for the application row its new session refers to).
     """
     now = runtime.now()
     token_hashes = runtime.crypto.hash_candidates(token)
     async with runtime.db.write() as session:
+        named = select(LoginLink.application_id).where(LoginLink.token_hash.in_(token_hashes))
+        application_id = (await session.execute(named)).scalar_one_or_none()
+        if application_id is None:
+            raise LinkUnusable
+        application = await repo.application_by_id(session, application_id, for_update=True)
         stmt = select(LoginLink).where(LoginLink.token_hash.in_(token_hashes))
         if not runtime.db.is_sqlite:
             stmt = stmt.with_for_update()
@@ -91,7 +101,6 @@ async def redeem_link(runtime: Runtime, token: str, request_id: str | None) -> R
             raise LinkUnusable
         if link.expires_at <= now:
             raise LinkUnusable
-        application = await repo.application_by_id(session, link.application_id)
         if application is None or application.erased_at is not None or application.locked:
             raise LinkUnusable
         member = await session.get(Member, link.member_id)
