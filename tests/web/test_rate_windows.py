@@ -12,9 +12,10 @@ import asyncio
 import secrets
 import time
 import types
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -184,3 +185,96 @@ async def test_unreachable_redis_serves_unlimited_bypasses_the_cache_and_warns_o
     lines = captured_logs[before:]
     assert sum("rate-limit storage unavailable" in line for line in lines) == 1
     assert sum("credential epoch unavailable" in line for line in lines) == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_the_per_ip_limit_refuses_a_cached_key_before_its_window_counts(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    runtime: Runtime,
+    backend: str,
+) -> None:
+    """With Redis a cached key has both windows counted in one script: a request over the
+    per-IP limit is still the per-IP 429 (no RateLimit-* headers) and the key's window does
+    not count it."""
+    tenant = await make_tenant(runtime, with_intake=False)
+    async with limited(request, monkeypatch, backend, rate_limit_per_ip=3) as limits:
+        c = limits.client
+        # A miss, then two requests served from the key cache.
+        windows = [_window(await c.get("/v1/probe", headers=tenant.headers)) for _ in range(3)]
+        limit = windows[0][0]
+        assert [w[1] for w in windows] == [limit - 1, limit - 2, limit - 3]
+        assert credential_cache(limits.runtime).get(tenant.key_id) is not None
+        for path in ("/v1/probe", "/v1/nothing"):
+            refused = await c.get(path, headers=tenant.headers)
+            assert refused.status_code == 429
+            assert refused.json()["error"]["message"] == "Too many requests from this address."
+            assert not any(h in refused.headers for h in RATE_HEADERS)
+        # From another address (the same limiter): the refused requests were not counted.
+        other = httpx.ASGITransport(
+            app=probe_app(limits.runtime), client=(f"198.19.{secrets.randbelow(256)}.9", 40000)
+        )
+        async with httpx.AsyncClient(transport=other, base_url="http://t") as elsewhere:
+            after = await elsewhere.get("/v1/probe", headers=tenant.headers)
+        assert _window(after)[1] == limit - 4
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_route_that_authenticates_but_answers_404_does_not_count_the_key(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    runtime: Runtime,
+    backend: str,
+) -> None:
+    """The sandbox routes authenticate, then answer a live tenant's key 404 (or 405) before
+    step 5: with the key cached, in Redis too, its window is not counted."""
+    tenant = await make_tenant(runtime, with_intake=False)
+    async with limited(request, monkeypatch, backend) as limits:
+        c = limits.client
+        first = _window(await c.get("/v1/probe", headers=tenant.headers))
+        path = "/v1/sandbox/applications/app_x/simulate"
+        for _ in range(2):
+            refused = await c.post(path, json={"action": "submit"}, headers=tenant.headers)
+            assert refused.status_code == 404
+            assert (await c.get(path, headers=tenant.headers)).status_code == 404
+        second = _window(await c.get("/v1/probe", headers=tenant.headers))
+        assert second[1] == first[1] - 1
+
+
+async def test_a_request_left_without_an_answer_still_counts_per_ip(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    database_url: str,
+    redis_url: str,
+) -> None:
+    """With Redis the edge counts the per-IP window when first needed: a client that goes
+    away before any answer (here while its form body is read) is counted all the same."""
+    async with limited(request, monkeypatch, "redis", rate_limit_per_ip=5) as limits:
+        app = probe_app(limits.runtime)
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": "/v1/probe",
+            "raw_path": b"/v1/probe",
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"content-type", b"application/x-www-form-urlencoded")],
+            "client": (limits.peer, 40000),
+            "server": ("t", 80),
+        }
+        sent: list[MutableMapping[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+        assert sent == []
+        assert limits.runtime.limits.redis is not None
+        client = limits.runtime.limits.redis.client
+        assert await client.get(window_key("ip", limits.peer, 5)) == b"1"

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 
+from gatehouse.limits.ratelimit import Window
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from tests.conftest import make_settings
@@ -164,3 +165,9 @@ async def test_unreachable_limiter_storage_serves_without_per_key_headers(
         assert response.status_code == 200
         assert not any(h in response.headers for h in RATE_HEADERS)
     assert any("rate-limit storage unavailable" in line for line in captured_logs)
+
+
+def test_raw_headers_are_the_headers_as_sent() -> None:
+    for window in (Window(True, 60, 59, 60), Window(False, 1_000_000, 0, 1)):
+        expected = [(k.lower().encode(), v.encode()) for k, v in window.headers().items()]
+        assert window.raw_headers() == expected

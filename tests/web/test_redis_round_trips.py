@@ -3,9 +3,11 @@
 The runtime talks to the real Redis of GATEHOUSE_TEST_REDIS_URL through a TCP
 relay that records every command the client sends, so the count is what goes
 over the wire, whatever the client library does inside. Budget: an
-authenticated `/v1` request makes two round trips (the per-IP window with the
-credentials epoch, then the per-key window), a `/v1` request that does not
-authenticate makes one, anything else none.
+authenticated `/v1` request with its key in the cache makes one round trip (both
+windows and the credentials epoch in one script); a cache miss, or an epoch moved by
+another process, makes two (the per-IP window with the epoch, the lookup, then the
+per-key window); a `/v1` request that does not authenticate makes one, anything else
+none. Every request counts once in each window it counts in.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import contextlib
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
 
+import coredis
 import httpx
 import pytest
 
-from gatehouse.limits.credentials import credential_cache
+from gatehouse.limits.credentials import REDIS_EPOCH_KEY, credential_cache
+from gatehouse.limits.ratelimit import window_key
 from gatehouse.runtime import Runtime
 from tests.conftest import make_settings
 from tests.support.factories import StaffFixture, make_tenant
@@ -133,8 +137,26 @@ def test_the_relay_parses_commands_split_across_reads() -> None:
     assert _parse_command(buffer) == ("PING", 6)
 
 
+def remaining_of(response: httpx.Response) -> int:
+    assert response.status_code == 200, response.text
+    return int(response.headers["ratelimit-remaining"])
+
+
+async def bump_epoch(redis_url: str) -> None:
+    """What another process's credential change publishes (limits/credentials.py)."""
+    plain = coredis.Redis.from_url(redis_url)
+    try:
+        await plain.incr(REDIS_EPOCH_KEY)
+    finally:
+        plain.connection_pool.disconnect()
+
+
 async def test_round_trips_per_request(
-    database_url: str, runtime: Runtime, relay: CountingRelay, staff: StaffFixture
+    database_url: str,
+    runtime: Runtime,
+    relay: CountingRelay,
+    staff: StaffFixture,
+    redis_url: str,
 ) -> None:
     tenant = await make_tenant(runtime, with_intake=False)
     settings = make_settings(database_url, redis_url=await relay.start())
@@ -146,16 +168,26 @@ async def test_round_trips_per_request(
             assert (await c.get("/v1/probe", headers=tenant.headers)).status_code == 200
             relay.take()
 
-            for _ in range(3):  # the key is cached: no lookup, the epoch came with per-IP
-                response = await c.get("/v1/probe", headers=tenant.headers)
-                assert response.status_code == 200
-                assert "ratelimit-remaining" in response.headers
-                assert relay.take() == ["EVALSHA", "EVALSHA"]
+            remaining = [remaining_of(await c.get("/v1/probe", headers=tenant.headers))]
+            relay.take()
+            for _ in range(3):  # the key is cached: both windows and the epoch at once
+                remaining.append(remaining_of(await c.get("/v1/probe", headers=tenant.headers)))
+                assert relay.take() == ["EVALSHA"]
 
-            credential_cache(counted).clear()  # a cache miss costs no extra round trip
-            assert (await c.get("/v1/probe", headers=tenant.headers)).status_code == 200
+            credential_cache(counted).clear()  # a cache miss: per-IP, lookup, per-key
+            remaining.append(remaining_of(await c.get("/v1/probe", headers=tenant.headers)))
             assert credential_cache(counted).get(tenant.key_id) is not None
             assert relay.take() == ["EVALSHA", "EVALSHA"]
+
+            # Another process changed a credential (the epoch moved): the script sees it and
+            # does not count the key; the lookup is made again, then the key's own window.
+            await bump_epoch(redis_url)
+            remaining.append(remaining_of(await c.get("/v1/probe", headers=tenant.headers)))
+            assert relay.take() == ["EVALSHA", "EVALSHA"]
+            remaining.append(remaining_of(await c.get("/v1/probe", headers=tenant.headers)))
+            assert relay.take() == ["EVALSHA"]
+            # One count per request in the key's window, whichever way it went.
+            assert remaining == list(range(remaining[0], remaining[0] - len(remaining), -1))
 
             # Requests that never authenticate pay the per-IP round trip only.
             wrong = {"Authorization": f"Bearer service_{tenant.key_id}_{'Z' * 40}"}
@@ -176,5 +208,13 @@ async def test_round_trips_per_request(
             assert [n for n in relay.take() if n not in CONNECTION_SETUP] == ["INCR"]
             assert (await c.get("/v1/probe", headers=tenant.headers)).status_code == 401
             assert relay.take() == ["EVALSHA"]
+            # The refused requests spent nothing of the key's window.
+            key_window = window_key("key", tenant.key_id, counted.settings.rate_limit_per_key)
+            plain = coredis.Redis.from_url(redis_url)
+            try:
+                used = int(await plain.get(key_window) or 0)
+            finally:
+                plain.connection_pool.disconnect()
+            assert used == counted.settings.rate_limit_per_key - remaining[-1]
     finally:
         await counted.close()

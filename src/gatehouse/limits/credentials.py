@@ -106,6 +106,8 @@ class CredentialCache:
         self._generation = 0
         self._seen_shared: object = None
         self.stamp_path = stamp_path_for(settings.database_url)
+        # `os.stat` of a str: a Path is converted on every call (once per request).
+        self._stamp = None if self.stamp_path is None else str(self.stamp_path)
         self.redis_url = settings.redis_url
         self._redis: Any = None
         self._last_warning = -WARNING_INTERVAL
@@ -139,6 +141,16 @@ class CredentialCache:
             self._seen_shared = shared
             self.clear()
         return self._generation
+
+    @property
+    def redis_epoch_seen(self) -> bytes | None:
+        """The Redis epoch the entries were read under (None: none yet, or no Redis).
+
+        With Redis, `_seen_shared` only ever holds what Redis answered (bytes or None), and
+        every entry was stored under it (a change empties the cache).
+        """
+        seen = self._seen_shared
+        return seen if isinstance(seen, bytes) else None
 
     def _epoch_unavailable(self, exc_info: bool) -> None:
         # Redis down means every request gets here: one warning per interval.
@@ -185,12 +197,12 @@ class CredentialCache:
         if self.redis_url:
             value = await self._redis_client().get(REDIS_EPOCH_KEY)
             return value
-        if self.stamp_path is not None:
+        if self._stamp is not None:
             try:
-                info = os.stat(self.stamp_path)
+                info = os.stat(self._stamp)
             except FileNotFoundError:
-                _touch(self.stamp_path)
-                info = os.stat(self.stamp_path)
+                _touch(Path(self._stamp))
+                info = os.stat(self._stamp)
             return (info.st_ino, info.st_size, info.st_mtime_ns)
         return None
 

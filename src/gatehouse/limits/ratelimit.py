@@ -1,35 +1,39 @@
-"""Fixed-window rate limits (docs/reference/tenant-api.md §4.5), one Redis round trip per check.
+"""Fixed-window rate limits (docs/reference/tenant-api.md §4.5): one Redis round trip per request.
 
 Each limit is a fixed window per minute that starts with its first hit: the
-per-IP one (checked by the edge before routing and authentication,
-tenant-api.md §4.1 step 1) and the per-key one (after authentication, step 5). Windows live in
-process memory by default and in Redis when GATEHOUSE_REDIS_URL is set, so that
-several processes share one budget.
+per-IP one (tenant-api.md §4.1 step 1, before routing and authentication) and the
+per-key one (after authentication, step 5). Windows live in process memory by default
+and in Redis when GATEHOUSE_REDIS_URL is set, so that several processes share one budget.
 
-Why two round trips per `/v1` request with Redis, and not one: the
-per-IP check must refuse before routing and authentication, with its own 429,
-while the per-key window may count only a request that authenticated on a
-matched route (a 404, or a wrong secret next to a real key id, must not burn
-that key's budget; key ids are not secret, they are part of the key string).
-So the two cannot share a round trip without changing behaviour. What can be
-merged is the credentials epoch of the API-key cache (http/key_cache.py): it
-must be read before the key lookup, and reading it earlier is just as safe, so
-the per-IP script returns it and the edge hands it to authentication. Each
-check is one EVALSHA of `WINDOW_SCRIPT` (INCR, expiry set when the window is
-new, the window's remaining time, and optionally one more key read), sent over
-plain connections by `ScriptClient` (limits/redis_script.py), which loads it again
-when the server answers NOSCRIPT. Before, over the `limits` library,
-the per-IP hit, the per-key hit, its window stats (GET and TTL) and the epoch
-GET made five; `limits` has no way to add a read to a hit, hence this module.
+With Redis, an authenticated `/v1` request makes one round trip, in which both windows
+are counted. The two checks keep their order and meaning:
+
+- the per-IP window is counted for every `/v1` request, and a request over it is
+  answered the per-IP 429 whatever else it would have got (a 404, a 401, a 400);
+- the per-key window counts only a request that authenticated on a matched route (a
+  404, or a wrong secret next to a real key id, must not burn that key's budget: key ids
+  are not secret), and only when the per-IP window let it through.
+
+So the edge does not count the per-IP window up front: it leaves an `AddressGate` in the
+request state. Authentication, when the key is in the API-key cache (limits/credentials.py)
+and the presented secret verifies against it, runs `ADDRESS_AND_KEY_SCRIPT` through the
+gate: per-IP INCR, then, if that passed, the credentials epoch compared with the one the
+cache was filled under, and only if it has not moved (the cached key is still what the
+database holds), the per-key INCR, all in one atomic script. In every other case (a cache
+miss, a wrong secret, an epoch that moved, a request that never reaches authentication)
+the gate counts the per-IP window alone (`WINDOW_SCRIPT`, reading the epoch too) before
+the key lookup or, at the latest, before the edge sends the answer, which it replaces with
+the per-IP 429 when the window is full; the per-key window then takes a round trip of its
+own after a database lookup, as before. Scripts are sent over plain connections by
+`ScriptClient` (limits/redis_script.py), which loads them again when the server answers
+NOSCRIPT.
 
 Keys keep the names `limits` gave them (`LIMITS:key/<key id>/60/1/minute`), so
-windows carry over an upgrade. The two keys of the per-IP script need not share
-a hash slot, so Redis Cluster is not supported (the key cache's plain client
-never supported it either).
+windows carry over an upgrade. The keys of one script need not share a hash slot, so
+Redis Cluster is not supported (the key cache's plain client never supported it either).
 
-Without Redis the windows are two dictionaries of this process, swept once a
-window: a hit is a dictionary lookup, where `limits`' memory storage took a
-lock and scheduled a task on every hit.
+Without Redis the windows are dictionaries of this process, swept once a window, and
+the edge counts the per-IP window up front (a dictionary lookup).
 
 When Redis cannot be reached a request is served unlimited, without the per-key
 headers, and one warning per `FAILURE_LOG_INTERVAL` is logged.
@@ -43,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gatehouse.limits.credentials import EPOCH_NOT_READ, EPOCH_UNREADABLE, REDIS_EPOCH_KEY
-from gatehouse.limits.redis_script import ScriptClient
+from gatehouse.limits.redis_script import Script, ScriptClient
 from gatehouse.settings import Settings
 
 log = logging.getLogger("gatehouse.ratelimit")
@@ -70,6 +74,32 @@ end
 return {count, ttl, extra}
 """
 
+# KEYS[1]: the per-IP window; KEYS[2]: the credentials epoch; KEYS[3]: the per-key window.
+# ARGV[1]: the window length in milliseconds; ARGV[2]: the per-IP limit; ARGV[3]: the epoch
+# the caller's cached key was read under ('' for none). The per-key window is counted only
+# when the per-IP one let the request through and the epoch has not moved; then the reply
+# is {ip count, ip ms left, epoch, key count, key ms left}, else the last two are -1.
+ADDRESS_AND_KEY_SCRIPT = """
+local function hit(key)
+  local count = redis.call('INCR', key)
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    ttl = tonumber(ARGV[1])
+    redis.call('PEXPIRE', key, ttl)
+  end
+  return count, ttl
+end
+local ip_count, ip_ttl = hit(KEYS[1])
+local epoch = redis.call('GET', KEYS[2]) or ''
+if ip_count > tonumber(ARGV[2]) or epoch ~= ARGV[3] then
+  return {ip_count, ip_ttl, epoch, -1, -1}
+end
+local key_count, key_ttl = hit(KEYS[3])
+return {ip_count, ip_ttl, epoch, key_count, key_ttl}
+"""
+_WINDOW = Script.of(WINDOW_SCRIPT)
+_ADDRESS_AND_KEY = Script.of(ADDRESS_AND_KEY_SCRIPT)
+
 
 @dataclass(frozen=True, slots=True)
 class Window:
@@ -87,6 +117,14 @@ class Window:
             "RateLimit-Reset": str(self.reset_seconds),
         }
 
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """`headers()` as an ASGI answer carries them (lower-case names, bytes)."""
+        return [
+            (b"ratelimit-limit", b"%d" % self.limit),
+            (b"ratelimit-remaining", b"%d" % self.remaining),
+            (b"ratelimit-reset", b"%d" % self.reset_seconds),
+        ]
+
 
 @dataclass(frozen=True, slots=True)
 class AddressCheck:
@@ -99,6 +137,53 @@ class AddressCheck:
 
     allowed: bool
     credentials_epoch: object
+
+
+@dataclass(frozen=True, slots=True)
+class AddressAndKey:
+    """Both windows of an authenticated request in one round trip (`ADDRESS_AND_KEY_SCRIPT`).
+
+    `key` is the per-key window when it was counted: the per-IP window let the request
+    through and the epoch was the expected one. None otherwise (nothing was counted for
+    the key), and when Redis failed.
+    """
+
+    address: AddressCheck
+    key: Window | None
+
+
+class AddressGate:
+    """The per-IP check of one `/v1` request with Redis, made once and when first needed.
+
+    The edge leaves it in the request state (`ADDRESS_GATE`); authentication decides it
+    (with the per-key window when it can, `decide_with_key`), and the edge decides it
+    before it sends any answer of a request that never got that far (`decide`).
+    """
+
+    __slots__ = ("_limits", "address", "result")
+
+    def __init__(self, limits: RateLimits, address: str) -> None:
+        self._limits = limits
+        self.address = address
+        self.result: AddressCheck | None = None
+
+    async def decide(self) -> AddressCheck:
+        """Count the per-IP window (once) and read the credentials epoch with it."""
+        if self.result is None:
+            self.result = await self._limits.hit_ip(self.address)
+        return self.result
+
+    async def decide_with_key(self, key_id: str, expected_epoch: bytes | None) -> AddressAndKey:
+        """Count the per-IP window, and the key's if the epoch is still `expected_epoch`."""
+        if self.result is not None:
+            raise RuntimeError("the per-IP window of this request was counted already")
+        outcome = await self._limits.hit_address_and_key(self.address, key_id, expected_epoch)
+        self.result = outcome.address
+        return outcome
+
+
+# The request-state entry where the edge leaves a request's `AddressGate`.
+ADDRESS_GATE = "address_gate"
 
 
 def window_key(namespace: str, identifier: str, limit: int) -> str:
@@ -146,19 +231,33 @@ class RedisWindows:
         url = url.removeprefix("async+")
         self.client: Any = coredis.Redis.from_url(url)
         # The hits themselves go over plain connections (limits/redis_script.py); coredis
-        # keeps the rest (clearing windows) and URLs that client does not handle.
-        self._fast = ScriptClient(url, WINDOW_SCRIPT) if ScriptClient.supports(url) else None
-        self._script: Any = self.client.register_script(WINDOW_SCRIPT)
+        # keeps the rest (clearing windows, readiness) and URLs that client does not handle.
+        self._fast = ScriptClient(url) if ScriptClient.supports(url) else None
+        self._scripts: dict[Script, Any] = {}
         self._window_ms = WINDOW_SECONDS * 1000
+
+    async def _run(self, script: Script, keys: list[str], args: list[int | str | bytes]) -> Any:
+        if self._fast is not None:
+            return await self._fast.run(script, keys, args)
+        registered = self._scripts.get(script)
+        if registered is None:
+            registered = self._scripts[script] = self.client.register_script(script.text)
+        return await registered(keys, args)
 
     async def hit(self, key: str, read_also: str | None = None) -> tuple[int, int, bytes]:
         """Count one hit of `key`: (count, remaining ms, value of `read_also` or b"")."""
         keys = [key] if read_also is None else [key, read_also]
-        if self._fast is not None:
-            count, ttl_ms, extra = await self._fast.run(keys, [self._window_ms])
-        else:
-            count, ttl_ms, extra = await self._script(keys, [self._window_ms])
+        count, ttl_ms, extra = await self._run(_WINDOW, keys, [self._window_ms])
         return int(count), int(ttl_ms), extra
+
+    async def hit_both(
+        self, ip_key: str, ip_limit: int, key_key: str, expected_epoch: bytes | None
+    ) -> tuple[int, bytes, int, int]:
+        """`ADDRESS_AND_KEY_SCRIPT`: (ip count, epoch or b"", key count, key ms left)."""
+        keys = [ip_key, REDIS_EPOCH_KEY, key_key]
+        args: list[int | str | bytes] = [self._window_ms, ip_limit, expected_epoch or b""]
+        ip_count, _, epoch, key_count, key_ms = await self._run(_ADDRESS_AND_KEY, keys, args)
+        return int(ip_count), epoch, int(key_count), int(key_ms)
 
     async def clear(self) -> None:
         keys = [k async for k in self.client.scan_iter(match=KEY_PREFIX + "*")]
@@ -201,6 +300,27 @@ class RateLimits:
         # The script answers b"" for a missing epoch; a plain GET answers None.
         return AddressCheck(count <= self.per_ip_limit, epoch or None)
 
+    async def hit_address_and_key(
+        self, address: str, key_id: str, expected_epoch: bytes | None
+    ) -> AddressAndKey:
+        """Both windows in one round trip (Redis only; see the module docstring)."""
+        if self.redis is None:
+            raise RuntimeError("both windows at once is for Redis windows")
+        try:
+            ip_count, epoch, key_count, key_ms = await self.redis.hit_both(
+                window_key("ip", address, self.per_ip_limit),
+                self.per_ip_limit,
+                window_key("key", key_id, self.per_key_limit),
+                expected_epoch,
+            )
+        except Exception:
+            self._storage_failed()
+            return AddressAndKey(AddressCheck(True, EPOCH_UNREADABLE), None)
+        address_check = AddressCheck(ip_count <= self.per_ip_limit, epoch or None)
+        if key_count < 0:
+            return AddressAndKey(address_check, None)
+        return AddressAndKey(address_check, self._window(key_count, key_ms, self.per_key_limit))
+
     async def hit_key(self, key_id: str) -> Window | None:
         """Count one request of the key; None when no window could be read.
 
@@ -225,6 +345,10 @@ class RateLimits:
             except Exception:
                 self._storage_failed()
                 return None
+        return self._window(count, ms_left, limit)
+
+    @staticmethod
+    def _window(count: int, ms_left: int, limit: int) -> Window:
         reset = max(1, -(-ms_left // 1000))  # whole seconds, rounded up
         return Window(count <= limit, limit, max(0, limit - count), reset)
 

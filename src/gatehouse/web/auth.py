@@ -8,6 +8,7 @@ token is simply a malformed API key to `/v1`, and the other way round.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import Request
 from sqlalchemy import bindparam, select, update
@@ -27,7 +28,13 @@ from gatehouse.errors import (
     GatehouseError,
     permission_denied,
 )
-from gatehouse.limits.credentials import EPOCH_NOT_READ, EPOCH_STATE, credential_cache
+from gatehouse.limits.credentials import (
+    EPOCH_NOT_READ,
+    EPOCH_STATE,
+    CredentialCache,
+    credential_cache,
+)
+from gatehouse.limits.ratelimit import ADDRESS_GATE, AddressGate, Window
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import ApiKey, StaffMember, Tenant
 from gatehouse.storage.tables.staff_identity import TOKEN_ROW_PREFIX, StaffToken
@@ -36,6 +43,8 @@ log = logging.getLogger("gatehouse.auth")
 # (credential, key id) this process has stored again (`_store_under_current_key`).
 _STORED_AGAIN: set[tuple[str, str]] = set()
 _STORED_AGAIN_MAX = 100_000
+# Request state: (key id, window) when the key's window was counted with the per-IP one.
+_KEY_WINDOW = "key_window_counted"
 
 # Credential lookups are one statement each, built once (SQLAlchemy then reuses the
 # compiled form) and run through `Database.fetch_all`: no session, no transaction,
@@ -77,11 +86,14 @@ def bearer_token(request: Request) -> str:
     return token.strip()
 
 
-async def authenticate_tenant(request: Request) -> TenantPrincipal:
+async def authenticate_tenant(request: Request, *, count_key: bool = False) -> TenantPrincipal:
     """401 for a bad shape, an unknown key, a wrong secret or a revoked key.
 
-    Active keys are served from the process's credential cache (http/key_cache.py),
-    which every committed change to keys or tenants empties at once.
+    Active keys are served from the process's credential cache (limits/credentials.py),
+    which every committed change to keys or tenants empties at once. With Redis the
+    per-IP window is counted here (the edge left it undecided); `count_key` (only for a
+    caller that counts the key's window next, `admit_tenant`, whatever else happens)
+    lets a cached key have both windows counted in that one round trip.
     """
     token = bearer_token(request)
     match = API_KEY_RE.fullmatch(token)
@@ -90,8 +102,22 @@ async def authenticate_tenant(request: Request) -> TenantPrincipal:
     key_id, secret = match.groups()
     runtime = runtime_of(request)
     cache = credential_cache(runtime)
-    # The edge read the Redis epoch in its per-IP round trip (EPOCH_STATE).
-    generation = await cache.epoch(getattr(request.state, EPOCH_STATE, EPOCH_NOT_READ))
+    state: dict[str, Any] = request.scope.setdefault("state", {})
+    gate: AddressGate | None = state.get(ADDRESS_GATE)
+    if gate is None:
+        # Windows in memory: the edge counted the per-IP window (EPOCH_NOT_READ).
+        prefetched = state.get(EPOCH_STATE, EPOCH_NOT_READ)
+    else:
+        if gate.result is None and count_key:
+            fast = await _both_windows_at_once(request, gate, cache, key_id, secret)
+            if fast is not None:
+                return fast
+        # The per-IP window with the credentials epoch, before any lookup (limits/ratelimit.py).
+        check = await gate.decide()
+        if not check.allowed:
+            raise _address_refused()
+        prefetched = check.credentials_epoch
+    generation = await cache.epoch(prefetched)
     cached = cache.get(key_id) if generation is not None else None
     if cached is not None:
         if not runtime.crypto.verify_secret(secret, cached.secret_hash):
@@ -115,6 +141,36 @@ async def authenticate_tenant(request: Request) -> TenantPrincipal:
     elif generation is not None:
         cache.put(generation, key_id, secret_hash, tenant_id, granted, tenant_status)
     return TenantPrincipal(tenant_id, key_id, granted, tenant_status)
+
+
+async def _both_windows_at_once(
+    request: Request, gate: AddressGate, cache: CredentialCache, key_id: str, secret: str
+) -> TenantPrincipal | None:
+    """With Redis, a cached key whose secret verifies: both windows in one round trip.
+
+    The script counts the key's window only when the per-IP window let the request
+    through and the credentials epoch is still the one the cached key was read under, so
+    the key is authenticated exactly as by the general path after the epoch read
+    (limits/ratelimit.py). None when the general path must decide: the key is not
+    cached, the secret does not verify against it, the epoch moved (the cache has been
+    emptied) or Redis failed (the per-IP verdict is then made, as for any failure).
+    """
+    cached = cache.get(key_id)
+    runtime = runtime_of(request)
+    if cached is None or not runtime.crypto.verify_secret(secret, cached.secret_hash):
+        return None
+    outcome = await gate.decide_with_key(key_id, cache.redis_epoch_seen)
+    if not outcome.address.allowed:
+        raise _address_refused()
+    if outcome.key is None:
+        return None
+    request.scope.setdefault("state", {})[_KEY_WINDOW] = (key_id, outcome.key)
+    return TenantPrincipal(cached.tenant_id, key_id, cached.scopes, cached.tenant_status)
+
+
+def _address_refused() -> GatehouseError:
+    # The edge answers its own per-IP 429 in place of whatever this becomes (web/edge.py).
+    return GatehouseError(RESOURCE_EXHAUSTED, "Too many requests from this address.")
 
 
 async def _store_under_current_key(
@@ -158,14 +214,19 @@ async def _store_under_current_key(
 
 async def authorize_tenant(request: Request, scope: str) -> TenantPrincipal:
     """Steps 4 to 6 of docs/reference/tenant-api.md §4.1: authenticate, per-key limit, scope."""
-    return await admit_tenant(request, await authenticate_tenant(request), scope)
+    return await admit_tenant(request, await authenticate_tenant(request, count_key=True), scope)
 
 
 async def admit_tenant(request: Request, principal: TenantPrincipal, scope: str) -> TenantPrincipal:
     """Steps 5 and 6 for an authenticated key: the per-key limit (counted), then the scope."""
     runtime = runtime_of(request)
-    window = await runtime.limits.hit_key(principal.key_id)
-    request.state.ratelimit = window
+    state: dict[str, Any] = request.scope.setdefault("state", {})
+    counted = state.pop(_KEY_WINDOW, None)
+    if counted is not None and counted[0] == principal.key_id:
+        window: Window | None = counted[1]  # counted with the per-IP window
+    else:
+        window = await runtime.limits.hit_key(principal.key_id)
+    state["ratelimit"] = window
     if window is not None and not window.allowed:
         metrics.RATE_LIMITED.labels(kind="key").inc()
         raise GatehouseError(

@@ -17,6 +17,8 @@ Refusals made here take the shape of the surface they answer for
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import re
 import time
@@ -32,6 +34,7 @@ from gatehouse import metrics
 from gatehouse.domain.numbers import decimal_or_none
 from gatehouse.ids import new_id
 from gatehouse.limits.credentials import EPOCH_STATE
+from gatehouse.limits.ratelimit import ADDRESS_GATE, AddressGate
 from gatehouse.logs import REQUEST_ID
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
@@ -144,8 +147,26 @@ class EdgeMiddleware:
             scope["raw_path"] = path.encode()
         status_holder = [500]
         too_large = [False]
+        # With Redis the per-IP window of a `/v1` request is counted when first needed
+        # (limits/ratelimit.py): by authentication, or at the latest before an answer goes
+        # out, which is then replaced by the per-IP 429 if the window is full.
+        gate: AddressGate | None = None
+        address_refused = [False]
+        cancelled = False
 
         async def deliver(message: Message) -> None:
+            if address_refused[0]:
+                return  # the rest of an answer the per-IP 429 replaced
+            if gate is not None and message["type"] == "http.response.start":
+                check = gate.result or await gate.decide()
+                if not check.allowed:
+                    address_refused[0] = True
+                    state.pop("ratelimit", None)
+                    await _refuse_address(start_and_send, request_id)
+                    return
+            await start_and_send(message)
+
+        async def start_and_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status_holder[0] = message["status"]
                 headers = list(message.get("headers", []))
@@ -154,9 +175,7 @@ class EdgeMiddleware:
                 if window is not None and not any(
                     k.lower() == b"ratelimit-limit" for k, _ in headers
                 ):
-                    headers.extend(
-                        (k.lower().encode(), v.encode()) for k, v in window.headers().items()
-                    )
+                    headers.extend(window.raw_headers())
                 message["headers"] = headers
                 state["response_started"] = True
             await send(message)
@@ -187,16 +206,15 @@ class EdgeMiddleware:
         try:
             if path == "/v1" or path.startswith("/v1/"):
                 address = client_address(scope, settings.trusted_proxy_set)
-                check = await self.runtime.limits.hit_ip(address)
-                # Read in the same Redis round trip; authentication uses it (key_cache.py).
-                state[EPOCH_STATE] = check.credentials_epoch
-                if not check.allowed:
-                    metrics.RATE_LIMITED.labels(kind="ip").inc()
-                    body = error_body(
-                        "resource-exhausted", "Too many requests from this address.", request_id
-                    )
-                    await _send_json(deliver, 429, body)
-                    return
+                limits = self.runtime.limits
+                if limits.redis is not None:
+                    gate = state[ADDRESS_GATE] = AddressGate(limits, address)
+                else:
+                    check = await limits.hit_ip(address)
+                    state[EPOCH_STATE] = check.credentials_epoch  # EPOCH_NOT_READ
+                    if not check.allowed:
+                        await _refuse_address(deliver, request_id)
+                        return
             if scope["method"] == "OPTIONS":
                 await deliver({"type": "http.response.start", "status": 405, "headers": []})
                 await deliver({"type": "http.response.body", "body": b""})
@@ -261,11 +279,21 @@ class EdgeMiddleware:
             if not state.get("response_started"):
                 body = error_body("internal", "Internal error.", request_id)
                 await _send_json(deliver, 500, body)
+        except asyncio.CancelledError:
+            cancelled = True  # the server is stopping this request: no more waiting on Redis
+            raise
         finally:
             for spooled in spools:
                 spooled.close()
+            if gate is not None and gate.result is None and not cancelled:
+                # No answer went out (the client left first): the request still counts.
+                with contextlib.suppress(Exception):
+                    await gate.decide()
             seconds = time.perf_counter() - started
-            template: str | None = getattr(scope.get("route"), "path", None)
+            # A request the per-IP limit refused is never routed, as far as the record goes.
+            template: str | None = (
+                None if address_refused[0] else getattr(scope.get("route"), "path", None)
+            )
             metrics.observe(scope["method"], template or "unmatched", status_holder[0], seconds)
             if access_log.isEnabledFor(logging.INFO):
                 _log_access(scope["method"], template, path, status_holder[0], seconds)
@@ -398,6 +426,13 @@ async def _refuse(send: Send, path: str, status: int, message: str, field: str, 
         request_id = REQUEST_ID.get() or ""
         details = [{"field": field, "issue": issue}]
         await _send_json(send, status, error_body("invalid-argument", message, request_id, details))
+
+
+async def _refuse_address(send: Send, request_id: str) -> None:
+    """The per-IP 429: no RateLimit-* or Retry-After header (docs/platform.md)."""
+    metrics.RATE_LIMITED.labels(kind="ip").inc()
+    body = error_body("resource-exhausted", "Too many requests from this address.", request_id)
+    await _send_json(send, 429, body)
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
