@@ -23,11 +23,24 @@ services/provisioning.py and domain/.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, insert, literal, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    bindparam,
+    cast,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -47,8 +60,8 @@ _LOOKUP_COLUMNS = (
 )
 
 
-def _lookup(pseudonyms: int) -> TxStatement:
-    """The lookup of an identity or one of its `pseudonyms` erased forms, row-locked."""
+def _finding(pseudonyms: int) -> Any:
+    """The condition on an identity or one of its `pseudonyms` erased forms."""
     names = [
         bindparam(f"pseudonym_{n}", type_=Application.identity.type) for n in range(pseudonyms)
     ]
@@ -56,9 +69,14 @@ def _lookup(pseudonyms: int) -> TxStatement:
     matches = Application.identity == bindparam("identity")
     if names:
         matches = or_(matches, Application.identity.in_(names))
+    return and_(Application.tenant_id == bindparam("tenant_id"), matches)
+
+
+def _lookup(pseudonyms: int) -> TxStatement:
+    """The lookup of an identity or one of its `pseudonyms` erased forms, row-locked."""
     return TxStatement(
         select(*_LOOKUP_COLUMNS)
-        .where(Application.tenant_id == bindparam("tenant_id"), matches)
+        .where(_finding(pseudonyms))
         .with_for_update()  # PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes writers
     )
 
@@ -66,6 +84,31 @@ def _lookup(pseudonyms: int) -> TxStatement:
 _LOOKUPS: dict[int, TxStatement] = {}
 _CHOICE_BY_LABEL = TxStatement(CHOICE_BY_LABEL)
 _CHOICE_ATTACHED = TxStatement(CHOICE_ATTACHED)
+_INTAKE_COLUMNS = tuple(CHOICE_ATTACHED.selected_columns)
+_IntakeRow = namedtuple("_IntakeRow", list(CHOICE_ATTACHED.selected_columns.keys()))  # type: ignore[misc]
+
+
+def _lookup_and_choice(pseudonyms: int, named: bool) -> TxStatement:
+    """The lookup (unlocked) and the intake choice's rows in one statement.
+
+    UNION ALL of the two, each row padded with typed NULLs to the other's columns and
+    told apart by `kind` (0: an application, 1: an intake).
+    """
+    found = select(
+        literal(0).label("kind"),
+        *(column.label(f"a_{column.key}") for column in _LOOKUP_COLUMNS),
+        *(cast(null(), column.type).label(f"i_{column.key}") for column in _INTAKE_COLUMNS),
+    ).where(_finding(pseudonyms))
+    choice = CHOICE_BY_LABEL if named else CHOICE_ATTACHED
+    intakes = choice.with_only_columns(
+        literal(1),
+        *(cast(null(), column.type) for column in _LOOKUP_COLUMNS),
+        *_INTAKE_COLUMNS,
+    )
+    return TxStatement(union_all(found, intakes))
+
+
+_LOOKUPS_AND_CHOICES: dict[tuple[int, bool], TxStatement] = {}
 
 
 def _bind(column: ColumnElement[Any], prefix: str) -> Any:
@@ -189,6 +232,37 @@ async def lock_identity(
     # The identity itself wins over an erased pseudonym (they cannot both exist today).
     row = next((r for r in rows if r.identity == identity), rows[0])
     return Application(**row._asdict())
+
+
+async def find_with_intakes(
+    connection: AsyncConnection,
+    tenant_id: str,
+    identity: str,
+    pseudonyms: Sequence[str],
+    label_id: str | None,
+) -> tuple[Application | None, list[Any]]:
+    """`lock_identity` without the lock, outside the transaction (`alone`), and the rows
+    the intake choice reads (`choose_among`), in one round trip.
+
+    For PostgreSQL's new identities, which need no transaction: a row found here is read
+    again under its lock, in the transaction, before anything is answered from it.
+    """
+    key = (len(pseudonyms), label_id is not None)
+    statement = _LOOKUPS_AND_CHOICES.get(key)
+    if statement is None:
+        statement = _LOOKUPS_AND_CHOICES[key] = _lookup_and_choice(*key)
+    params = {"tenant_id": tenant_id, "identity": identity, "label_id": label_id}
+    for n, pseudonym in enumerate(pseudonyms):
+        params[f"pseudonym_{n}"] = pseudonym
+    rows = await run_in(connection, statement, params, alone=True)
+    width = len(_LOOKUP_COLUMNS)
+    found = [row[1 : 1 + width] for row in rows if row[0] == 0]
+    intakes = [_IntakeRow._make(row[1 + width :]) for row in rows if row[0] == 1]
+    if not found:
+        return None, intakes
+    keys = [column.key for column in _LOOKUP_COLUMNS]
+    values = next((f for f in found if f[keys.index("identity")] == identity), found[0])
+    return Application(**dict(zip(keys, values, strict=True))), intakes
 
 
 async def choose_intake(

@@ -36,6 +36,7 @@ from gatehouse.domain.principals import TenantPrincipal
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import ALREADY_EXISTS, GatehouseError
 from gatehouse.ids import new_id
+from gatehouse.intakes.service import choose_among
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application, Member
 
@@ -151,18 +152,25 @@ async def provision(
     sqlite = runtime.db.is_sqlite
     loose = alone and not sqlite
     pseudonyms = erased_identity_candidates(runtime.crypto.hash_candidates(applicant.identity))
-    existing = await store.lock_identity(
-        connection, tenant.tenant_id, applicant.identity, pseudonyms, alone=loose
-    )
-    if existing is not None and loose:
-        # Found outside the transaction: read it again in it, under the lock.
-        loose = False
+    existing: Application | None = None
+    intakes: list[Any] | None = None
+    if loose:
+        existing, intakes = await store.find_with_intakes(
+            connection, tenant.tenant_id, applicant.identity, pseudonyms, label_id
+        )
+        if existing is not None:
+            # Found outside the transaction: read it again in it, under the lock.
+            loose, intakes = False, None
+    if not loose:
         existing = await store.lock_identity(
             connection, tenant.tenant_id, applicant.identity, pseudonyms
         )
     if existing is not None:
         return await _repeat(connection, ctx, tenant, existing, applicant, sqlite=sqlite)
-    chosen = await store.choose_intake(connection, tenant.tenant_id, label_id, alone=loose)
+    if intakes is not None:
+        chosen = choose_among(intakes, tenant.tenant_id, label_id)
+    else:
+        chosen = await store.choose_intake(connection, tenant.tenant_id, label_id)
     member_id = new_id("mem")
     values = _new_application_values(ctx, tenant.tenant_id, applicant, chosen, member_id)
     member = store.member_values(member_id, values["id"], applicant.email or "", ctx.now)
