@@ -11,8 +11,9 @@ pysqlite's, declared async: SQLAlchemy runs it in its greenlet, and it never wai
   the BEGIN is made again in the writer thread, which waits for it (the usual busy
   timeout) while the event loop runs on.
 - The statements then run in the loop's thread: with the write lock held on a WAL
-  database nothing waits for a lock, and pages are read as the prepared reads read them
-  (storage/prepared.py).
+  database nothing waits for a lock (the connection's busy timeout is 0, so a statement
+  that found the database busy all the same would fail at once rather than hold the
+  loop), and pages are read as the prepared reads read them (storage/prepared.py).
 - COMMIT writes the transaction's pages to the WAL, without a sync (synchronous=NORMAL).
   What syncs the disk is the checkpoint, so this connection never checkpoints on commit
   (`wal_autocheckpoint=0`): every `CHECKPOINT_EVERY` commits, a passive checkpoint runs
@@ -25,6 +26,7 @@ engine and the aiosqlite one (`write()`), as their single shared connection did 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -75,7 +77,9 @@ class WriterThread:
         if self.commits % CHECKPOINT_EVERY == 0 and (
             self._checkpointing is None or self._checkpointing.done()
         ):
-            self._checkpointing = self._executor.submit(self._checkpoint)
+            # After `close` there is no thread: the commit stands, a later writer checkpoints.
+            with contextlib.suppress(RuntimeError):
+                self._checkpointing = self._executor.submit(self._checkpoint)
 
     def _checkpoint(self) -> None:
         if self._own is None:
