@@ -68,6 +68,10 @@ async def test_erasure_reaches_replays_and_linked_verification_customers(
         client, tenant, f"/v1/applications/{client_id}/members", "member-1", {"email": member}
     )
     assert added.status_code == 201, added.text
+    # A sign-in link for the same identity: the answer names the application in its body only.
+    link = await _post(client, tenant, "/v1/login-sessions", "link-1", provision)
+    assert link.status_code == 201, link.text
+    assert link.json()["clientId"] == client_id
     # Controls: another application of the tenant, and a key about no application at all.
     other = await _post(client, tenant, "/v1/applications", "other-1", {"email": "o@example.test"})
     assert other.status_code == 201, other.text
@@ -136,6 +140,7 @@ async def test_erasure_reaches_replays_and_linked_verification_customers(
     for path, key, body in (
         ("/v1/applications", "provision-1", provision),
         (f"/v1/applications/{client_id}/members", "member-1", {"email": member}),
+        ("/v1/login-sessions", "link-1", provision),
     ):
         replay = await _post(client, tenant, path, key, body)
         assert replay.status_code == 410, replay.text
@@ -144,6 +149,7 @@ async def test_erasure_reaches_replays_and_linked_verification_customers(
         assert error["code"] == "failed-precondition"
         assert error["requestId"] == replay.headers["Service-Request-Id"]
         assert not any(marker in replay.text for marker in markers)
+        assert "loginUrl" not in replay.text
     # The key stays bound to its request: another request under it is still refused.
     reused = await _post(client, tenant, "/v1/applications", "provision-1", {"email": member})
     assert reused.status_code == 400, reused.text
@@ -160,7 +166,7 @@ async def test_erasure_reaches_replays_and_linked_verification_customers(
         assert again.json() == first.json()
 
     states = {key: state for key, state, _ in await _remembered(runtime)}
-    assert states["provision-1"] == states["member-1"] == "erased"
+    assert states["provision-1"] == states["member-1"] == states["link-1"] == "erased"
     assert states["other-1"] == states["hook-1"] == "done"
 
     # Nothing of the applicant or the customer in any column read raw, or in any answer.
