@@ -178,8 +178,12 @@ def test_the_image_refuses_an_s3_store_and_says_what_to_install(
 @pytest.fixture(scope="module")
 def s3_image(podman: Podman, built: Built, pytestconfig: pytest.Config) -> str:
     """The image built with EXTRAS=s3 (after the default one, so its base is there)."""
+    previous = podman.run(["image", "inspect", "--format", "{{.Id}}", S3_IMAGE], check=False)
     done = podman.run(build_args(S3_IMAGE, "EXTRAS=s3"), timeout=1800, check=False)
     assert done.returncode == 0, f"podman build failed:\n{(done.stdout + done.stderr)[-5000:]}"
+    current = podman.run(["image", "inspect", "--format", "{{.Id}}", S3_IMAGE]).stdout.strip()
+    if previous.returncode == 0 and previous.stdout.strip() != current:
+        podman.run(["rmi", previous.stdout.strip()], check=False)  # untagged now
     size = int(podman.run(["image", "inspect", "--format", "{{.Size}}", S3_IMAGE]).stdout)
     report(pytestconfig, f"container image {S3_IMAGE} (EXTRAS=s3): {size / 1e6:.1f} MB")
     return S3_IMAGE
