@@ -211,7 +211,7 @@ async def passkey_enrol(request: Request) -> Response:
         return viewer
     try:
         body = json.loads(await request.body())
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
         body = None
     if not isinstance(body, dict):
         return JSONResponse({"message": "Send a JSON object."}, status_code=400)

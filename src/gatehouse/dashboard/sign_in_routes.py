@@ -180,7 +180,7 @@ def _json(status: int, body: dict[str, Any]) -> JSONResponse:
 async def _json_body(request: Request) -> dict[str, Any] | None:
     try:
         body = json.loads(await request.body())
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
         return None
     return body if isinstance(body, dict) else None
 
