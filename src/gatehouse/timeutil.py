@@ -66,4 +66,7 @@ def parse_ts(text: str) -> datetime:
     parsed = datetime.fromisoformat(value)
     if parsed.tzinfo is None:
         raise ValueError("timestamp needs a UTC offset")
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00, 9999-12-31T23:59:59-01:00
+        raise ValueError("timestamp is outside the years 1 to 9999 in UTC") from None
