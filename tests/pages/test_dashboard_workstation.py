@@ -18,6 +18,8 @@ from tests.pages.helpers import dashboard_sign_in
 from tests.support.cases import outbox_events
 from tests.support.factories import TenantFixture, make_staff, make_tenant
 
+# "DELTA S.A." in Greek capitals (written as escapes: ruff flags letters that look Latin).
+GREEK = "\u0394\u0388\u039b\u03a4\u0391 \u0391.\u0395."
 OPTION = re.compile(r'<option value="([a-z_]+)"')
 
 
@@ -271,3 +273,28 @@ async def test_reminder_due_is_flagged_and_sent_from_the_case_page(
     assert events[-1] == "application.info_request.reminder"
     queue = await client.get("/dashboard?waiting=applicant")
     assert "reminder due</span></td>" not in queue.text.replace("\n", "")
+
+
+async def test_queue_search_lowers_every_script_on_both_databases(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    """SQLite's own lower() and LIKE fold ASCII only; the search must find "Ärzte Ölmühle"
+    however it is typed, as PostgreSQL does."""
+    found = await provision(
+        client, tenant, email="praxis@aerzte.test", companyName="Ärzte Ölmühle GmbH"
+    )
+    greek = await provision(client, tenant, email="info@delta.test", companyName=GREEK)
+    await provision(client, tenant, email="other@acme.test", companyName="Acme Trading")
+    analyst = await make_staff(runtime, "analyst")
+    await dashboard_sign_in(client, analyst)
+
+    async def listed(query: str) -> list[str]:
+        page = await client.get("/dashboard", params={"q": query})
+        assert page.status_code == 200, page.text
+        return queue_ids(page.text)
+
+    for typed in ("Ärzte Ölmühle", "ärzte ölmühle", "ÄRZTE ÖLMÜHLE", "ölmühle gmbh"):
+        assert await listed(typed) == [found], typed
+    for typed in (GREEK.lower()[:5], GREEK[:5]):
+        assert await listed(typed) == [greek], typed
+    assert await listed("ölmuhle") == []

@@ -37,6 +37,7 @@ from sqlalchemy.sql import Select
 from sqlalchemy.types import TypeDecorator
 
 from gatehouse.storage.base import UTCDateTime
+from gatehouse.storage.sqlite_reads import register_functions
 
 # A read that finds the database busy is made again in a thread, waiting this long at most.
 BUSY_TIMEOUT_MS = 30_000
@@ -219,6 +220,7 @@ class SqliteRunner:
             )
             connection.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             connection.execute("PRAGMA query_only=ON")
+            register_functions(connection)
             connections[busy_timeout_ms] = connection
             with self._lock:
                 self._every.append(connection)

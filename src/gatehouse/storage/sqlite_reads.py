@@ -35,6 +35,17 @@ T = TypeVar("T")
 Rows: TypeAlias = Sequence[Row[*tuple[Any, ...]]]
 
 
+def _unicode_lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
+def register_functions(dbapi_connection: Any) -> None:
+    """SQLite's own `lower()` lowers ASCII only; PostgreSQL's lowers every script. The queue's
+    search compares lowered text on both (docs/workstation.md), so every SQLite connection
+    gets Python's `str.lower` as `lower()`. No SQLite index is built on `lower()`."""
+    dbapi_connection.create_function("lower", 1, _unicode_lower, deterministic=True)
+
+
 def sqlite_connection_setup(engine: Engine) -> None:
     """WAL, busy_timeout, foreign keys and synchronous=NORMAL on every new connection.
 
@@ -51,6 +62,7 @@ def sqlite_connection_setup(engine: Engine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
+        register_functions(dbapi_connection)
 
 
 class SqliteReader:

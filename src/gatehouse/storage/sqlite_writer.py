@@ -40,6 +40,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import AsyncAdaptedQueuePool
 from sqlalchemy.util import await_only
 
+from gatehouse.storage.sqlite_reads import register_functions
+
 DRIVER = "gatehouse_inline"
 THREAD_NAME = "gatehouse-sqlite-write"
 BUSY_TIMEOUT_MS = 30_000
@@ -192,6 +194,7 @@ def inline_write_engine(url: str, *, echo: bool = False) -> tuple[AsyncEngine, W
             "wal_autocheckpoint=0",
         ):
             dbapi_connection.execute(f"PRAGMA {pragma}")
+        register_functions(dbapi_connection)
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
