@@ -47,7 +47,7 @@ def _json_routes(app: FastAPI) -> set[tuple[str, str]]:
             continue
         if surface_of(route.path) is None or NOT_OPERATIONS.search(route.path):
             continue
-        for method in route.methods:
+        for method in route.methods or ():
             if method.lower() in METHODS:
                 found.add((method.lower(), document_path(route.path)))
     return found
@@ -150,6 +150,23 @@ async def test_security_schemes_and_headers(document: dict[str, Any]) -> None:
         "externalRef",
         "updatedSince",
     }
+
+
+async def test_every_paged_answer_takes_limit_and_cursor(document: dict[str, Any]) -> None:
+    """A list answering `{data, nextCursor, hasMore}` takes `limit` and `cursor`, and no other
+    operation does (docs/reference/staff-api.md §1.5)."""
+    paged = set()
+    for method, path, operation in all_operations(document):
+        media = operation["responses"].get("200", {}).get("content", {}).get("application/json")
+        schema = _resolve(document, media["schema"]) if media else {}
+        is_page = {"data", "nextCursor", "hasMore"} <= set(schema.get("properties", {}))
+        query = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
+        assert ({"limit", "cursor"} <= query) == is_page, (method, path)
+        if is_page:
+            paged.add(operation["operationId"])
+            example = media.get("example")
+            assert example is None or example["nextCursor"] is None, (method, path)
+    assert {"listApplications", "listTenants", "listVerificationCallbacks"} <= paged
 
 
 async def test_request_bodies_come_from_the_models(document: dict[str, Any]) -> None:

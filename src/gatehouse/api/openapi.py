@@ -4,8 +4,6 @@ and examples. Request bodies come from the routes' `body_schema` (web/body.py)."
 
 from __future__ import annotations
 
-from typing import Any
-
 from gatehouse.applications.schemas import (
     APPLICATION_EXAMPLE,
     SUMMARY_EXAMPLE,
@@ -25,7 +23,15 @@ from gatehouse.domain.sandbox import SIMULATE_ACTIONS
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
 from gatehouse.intakes.schemas import IntakeList
-from gatehouse.web.openapi import Op, OperationTable, Query
+from gatehouse.web.openapi import (
+    CURSOR,
+    PAGE_SIZE,
+    Op,
+    OperationTable,
+    Query,
+    listing,
+    status_filter,
+)
 from gatehouse.webhooks.schemas import (
     CreatedWebhookEndpoint,
     DeliveryPage,
@@ -39,14 +45,9 @@ WRITE = Scope.APPLICATIONS_WRITE.value
 READ = Scope.APPLICATIONS_READ.value
 WEBHOOKS = Scope.WEBHOOKS_MANAGE.value
 
-LIMIT = Query(
-    "limit",
-    "Page size, 1 to 100 (default 25).",
-    {"type": "integer", "minimum": 1, "maximum": 100},
-)
-CURSOR = Query("cursor", "The `nextCursor` of the previous page, with the same filters.")
+PAGING = (Query("limit", "Page size, 1 to 100 (default 25).", PAGE_SIZE), CURSOR)
 
-# -- examples (checked against their schemas by tests/api/test_openapi_document.py) -----------
+# -- examples (checked against their schemas by tests/api/test_openapi.py) --------------------
 
 MEMBER_EXAMPLE: Member = {
     "uid": "mem_7a1b2c3d4e5f",
@@ -73,10 +74,6 @@ ENDPOINT_EXAMPLE: WebhookEndpoint = {
 EMAIL_BODY = {"email": "founder@acme.example", "externalRef": "crm-4411"}
 
 
-def _page(element: Any) -> dict[str, Any]:
-    return {"data": [element], "nextCursor": None, "hasMore": False}
-
-
 OPERATIONS: OperationTable = {
     ("POST", "/v1/applications"): Op(
         "createApplication",
@@ -91,19 +88,15 @@ OPERATIONS: OperationTable = {
         example={**EMAIL_BODY, "companyName": "Acme Trading LLC"},
         answer_example=APPLICATION_EXAMPLE,
     ),
-    ("GET", "/v1/applications"): Op(
+    ("GET", "/v1/applications"): listing(
         "listApplications",
         "List applications, most recently changed first",
-        {200: ApplicationPage},
-        access=READ,
-        query=(
-            LIMIT,
-            CURSOR,
-            Query(
-                "status",
-                "Only applications with this status.",
-                {"type": "string", "enum": list(ApplicationStatus)},
-            ),
+        ApplicationPage,
+        READ,
+        SUMMARY_EXAMPLE,
+        paging=PAGING,
+        filters=(
+            status_filter("applications", ApplicationStatus),
             Query("externalRef", "Only applications with this externalRef."),
             Query(
                 "updatedSince",
@@ -111,7 +104,6 @@ OPERATIONS: OperationTable = {
                 {"type": "string", "format": "date-time"},
             ),
         ),
-        answer_example=_page(SUMMARY_EXAMPLE),
     ),
     ("GET", "/v1/applications/{client_id}"): Op(
         "getApplication",
@@ -340,33 +332,24 @@ OPERATIONS: OperationTable = {
             "error": None,
         },
     ),
-    ("GET", "/v1/webhooks/{endpoint_id}/deliveries"): Op(
+    ("GET", "/v1/webhooks/{endpoint_id}/deliveries"): listing(
         "listWebhookDeliveries",
         "List an endpoint's deliveries, newest first",
-        {200: DeliveryPage},
-        access=WEBHOOKS,
-        query=(
-            LIMIT,
-            CURSOR,
-            Query(
-                "status",
-                "Only deliveries with this status.",
-                {"type": "string", "enum": list(DeliveryStatus)},
-            ),
-        ),
-        answer_example=_page(
-            {
-                "id": "dlv_9e8d7c6b5a4f",
-                "eventId": "evt_0a1b2c3d4e5f",
-                "eventType": "application.submitted",
-                "status": "succeeded",
-                "attempts": 1,
-                "createdAt": "2026-11-21T16:03:10.600Z",
-                "lastAttemptAt": "2026-11-21T16:03:11.020Z",
-                "nextAttemptAt": None,
-                "lastHttpStatus": 200,
-                "lastError": None,
-            }
-        ),
+        DeliveryPage,
+        WEBHOOKS,
+        {
+            "id": "dlv_9e8d7c6b5a4f",
+            "eventId": "evt_0a1b2c3d4e5f",
+            "eventType": "application.submitted",
+            "status": "succeeded",
+            "attempts": 1,
+            "createdAt": "2026-11-21T16:03:10.600Z",
+            "lastAttemptAt": "2026-11-21T16:03:11.020Z",
+            "nextAttemptAt": None,
+            "lastHttpStatus": 200,
+            "lastError": None,
+        },
+        paging=PAGING,
+        filters=(status_filter("deliveries", DeliveryStatus),),
     ),
 }

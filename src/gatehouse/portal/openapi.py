@@ -14,7 +14,7 @@ from gatehouse.applications.schemas import (
     InfoRequest,
     InfoRequestList,
 )
-from gatehouse.web.openapi import Op, OperationTable
+from gatehouse.web.openapi import Op, OperationTable, nullable
 
 ME_EXAMPLE: PortalMe = {
     "clientId": "app_8f2k1c9d0a7b",
@@ -25,6 +25,7 @@ ME_EXAMPLE: PortalMe = {
     "companyName": "Acme Trading LLC",
     "submittedAt": None,
 }
+FORM_EXAMPLE: FormDraft = {"companyName": "Acme Trading LLC", "fields": {"website": "acme.example"}}
 UPLOAD_BODY: dict[str, Any] = {
     "type": "object",
     "required": ["type", "file"],
@@ -52,8 +53,8 @@ OPERATIONS: OperationTable = {
         "Save the form draft",
         {200: FormDraft},
         body_fields={"fields": {"type": "object", "additionalProperties": True}},
-        answer_example={"companyName": "Acme Trading LLC", "fields": {"website": "acme.example"}},
-        example={"companyName": "Acme Trading LLC", "fields": {"website": "acme.example"}},
+        example=FORM_EXAMPLE,
+        answer_example=FORM_EXAMPLE,
     ),
     ("GET", "/portal/api/info-requests"): Op(
         "listPortalInfoRequests",
@@ -67,8 +68,8 @@ OPERATIONS: OperationTable = {
         {200: InfoRequest},
         errors=(410,),
         body_fields={
-            "answer": {"anyOf": [{"type": "string", "maxLength": 10000}, {"type": "null"}]},
-            "documentId": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]},
+            "answer": nullable({"type": "string", "maxLength": 10000}),
+            "documentId": nullable({"type": "string", "minLength": 1}),
         },
         example={"answer": "Our registered office moved in May."},
         answer_example=INFO_REQUEST_EXAMPLE,

@@ -1,5 +1,4 @@
-"""The OpenAPI 3.1 document at /openapi.json and the offline docs page at /docs
-(docs/api-reference.md).
+"""The OpenAPI 3.1 document at /openapi.json (docs/api-reference.md).
 
 FastAPI's generator gives the paths, the path parameters and the request bodies that routes
 declare with `web/body.py`'s `body_schema` (routes read their bodies themselves, after
@@ -11,8 +10,9 @@ the errors that can occur, and examples. The surface of a path decides the rest:
 scheme, the error body, the headers (`Service-Request-Id` always; `RateLimit-*` on `/v1`
 answers; `Retry-After` on 429; `Idempotency-Key` on `/v1` writes).
 
-The `webhooks` section describes every event type of the catalogue (envelope and `data`) and
-the verification callback, from the same `TypedDict`s.
+The shared components are in `openapi_components.py`, the `webhooks` section (every event
+type of the catalogue and the verification callback) in `openapi_webhooks.py`, the /docs page
+in `openapi_docs.py`; this module names them all for the app.
 
 Nothing here runs per request: the document is built once per app and kept.
 """
@@ -20,21 +20,57 @@ Nothing here runs per request: the document is built once per app and kept.
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel, TypeAdapter
-from starlette.responses import HTMLResponse
+from pydantic import BaseModel
 
 from gatehouse.web import body
+from gatehouse.web.openapi_components import (
+    ERROR_DESCRIPTIONS,
+    ERROR_SCHEMA,
+    HEADERS,
+    IDEMPOTENCY_KEY,
+    PATH_EXAMPLES,
+    PATH_NAMES,
+    REF,
+    SECURITY_SCHEMES,
+    VERIFY_ERROR_SCHEMA,
+    Schemas,
+    document_path,
+    header_ref,
+)
+from gatehouse.web.openapi_docs import DOCS_ASSETS, assets_directory, docs_asset, docs_page
+from gatehouse.web.openapi_webhooks import GATEHOUSE_DELIVERY_HEADERS, Webhook, webhook_item
 
-REF = "#/components/schemas/{model}"
+__all__ = [
+    "BINARY",
+    "CURSOR",
+    "DOCS_ASSETS",
+    "GATEHOUSE_DELIVERY_HEADERS",
+    "LIMIT",
+    "METHODS",
+    "Op",
+    "OperationTable",
+    "Query",
+    "Webhook",
+    "all_operations",
+    "assets_directory",
+    "build_document",
+    "docs_asset",
+    "docs_page",
+    "document_path",
+    "listing",
+    "nullable",
+    "page",
+    "schema_of",
+    "status_filter",
+    "surface_of",
+]
+
 METHODS = ("get", "put", "post", "patch", "delete")
 
 # What each surface is called in the document, by path prefix.
@@ -98,202 +134,55 @@ def surface_of(path: str) -> str | None:
     return None
 
 
-# -- components shared by every operation --------------------------------------------------
+# -- pieces the surfaces' tables share ------------------------------------------------------
 
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "Every error of /v1, /staff/v1 and /portal/api (docs/reference/README.md §2.3).",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "message", "requestId"],
-            "properties": {
-                "code": {
-                    "type": "string",
-                    "description": "Machine-readable; branch on it and the HTTP status.",
-                    "examples": ["invalid-argument"],
-                },
-                "message": {"type": "string", "description": "For people; wording may change."},
-                "requestId": {"type": "string", "description": "= Service-Request-Id"},
-                "details": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["field", "issue"],
-                        "properties": {
-                            "field": {"type": "string"},
-                            "issue": {"type": "string"},
-                        },
-                    },
-                },
-            },
-        }
-    },
-}
-VERIFY_ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "Every answer of /verify but a retrieved customer, errors included.",
-    "required": ["message"],
-    "properties": {"message": {"type": "string"}},
-}
-
-SECURITY_SCHEMES: dict[str, Any] = {
-    "apiKey": {
-        "type": "http",
-        "scheme": "bearer",
-        "bearerFormat": "service_<keyId>_<secret>",
-        "description": "A tenant API key (docs/reference/tenant-api.md §4.2), on /v1 only. "
-        "The operation's security lists the scope it needs.",
-    },
-    "staffToken": {
-        "type": "http",
-        "scheme": "bearer",
-        "bearerFormat": "staff_<id>_<secret>",
-        "description": "A staff member's personal token (docs/reference/staff-api.md §1.2), on "
-        "/staff/v1 only. The operation's security lists the least role it needs.",
-    },
-    "verifyClient": {
-        "type": "http",
-        "scheme": "basic",
-        "description": "A verification client: clientUuid:clientSecret "
-        "(docs/reference/verification.md).",
-    },
-    "portalSession": {
-        "type": "apiKey",
-        "in": "cookie",
-        "name": "gatehouse_session",
-        "description": "The applicant's portal session, started by a sign-in link "
-        "(docs/reference/portal.md §3).",
-    },
-}
-
-HEADERS: dict[str, Any] = {
-    "ServiceRequestId": {
-        "description": "Names this one response (req_…); quote it when asking an operator.",
-        "required": True,
-        "schema": {"type": "string"},
-    },
-    "RateLimitLimit": {
-        "description": "Requests allowed per window for this API key.",
-        "schema": {"type": "integer"},
-    },
-    "RateLimitRemaining": {
-        "description": "Requests left in the current window.",
-        "schema": {"type": "integer"},
-    },
-    "RateLimitReset": {
-        "description": "Seconds until the window resets.",
-        "schema": {"type": "integer"},
-    },
-    "RetryAfter": {
-        "description": "Seconds to wait before trying again.",
-        "schema": {"type": "integer"},
-    },
-    "IdempotentReplayed": {
-        "description": "`true` when this answer is the stored answer of an earlier request "
-        "with the same Idempotency-Key.",
-        "schema": {"type": "string", "enum": ["true"]},
-    },
-}
-
-IDEMPOTENCY_KEY: dict[str, Any] = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "description": "At most 255 printable ASCII characters. A repeat with the same key and the "
-    "same request within 24 h replays the stored answer (docs/reference/tenant-api.md §4.6).",
-    "schema": {"type": "string", "maxLength": 255, "pattern": "^[\\x20-\\x7e]*$"},
-}
-
-ERROR_DESCRIPTIONS = {
-    400: "Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or "
-    "failed precondition.",
-    401: "Missing or invalid credentials.",
-    403: "Permission denied: the scope or role, a suspended tenant, a locked application.",
-    404: "Not found (another tenant's resource looks the same as none).",
-    409: "Aborted (a request with the same Idempotency-Key is still running, Retry-After: 1) "
-    "or already exists.",
-    410: "The application was erased (failed-precondition).",
-    413: "The body is larger than the surface allows.",
-    415: "The body's media type is not one this route takes.",
-    503: "Temporarily unavailable (a dependency such as the virus scanner); try again later.",
-    429: "Resource exhausted: the per-key limit (with Retry-After) or the per-address limit "
-    "(without it).",
-}
+PAGE_SIZE: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": 100}
+LIMIT = Query("limit", "Page size, 1 to 100.", PAGE_SIZE)
+CURSOR = Query("cursor", "The `nextCursor` of the previous page, with the same filters.")
 
 
-def _header_ref(name: str, required: bool | None = None) -> dict[str, Any]:
-    if required is None:
-        return {"$ref": f"#/components/headers/{name}"}
-    header: dict[str, Any] = copy.deepcopy(HEADERS[name])
-    header["required"] = required
-    return header
+def status_filter(what: str, values: Iterable[str]) -> Query:
+    """`status`: only the `what` (e.g. "deliveries") with one of `values`."""
+    return Query(
+        "status", f"Only {what} with this status.", {"type": "string", "enum": list(values)}
+    )
 
 
-# -- path parameters: the contract's names, whatever the Python argument is called ---------
-
-PATH_NAMES = {
-    "client_id": "clientId",
-    "endpoint_id": "id",
-    "request_id": "requestId",
-    "item_id": "itemId",
-    "tenant_id": "tenantId",
-    "label_id": "labelId",
-    "delivery_id": "deliveryId",
-    "document_id": "documentId",
-    "customer_uuid": "uuid",
-}
-# An example of each path parameter, by its name in the document.
-PATH_EXAMPLES = {
-    "clientId": "app_8f2k1c9d0a7b",
-    "uid": "mem_7a1b2c3d4e5f",
-    "id": "we_3f9a0b1c2d4e",
-    "requestId": "ir_5c1e0f7a2d9b",
-    "itemId": "itm_0f1e2d3c4b5a",
-    "tenantId": "ten_4d3c2b1a0f9e",
-    "labelId": "lbl_2b7d9e1f0c3a",
-    "deliveryId": "dlv_9e8d7c6b5a4f",
-    "documentId": "doc_1a2b3c4d5e6f",
-    "uuid": "0b5f1c3e-8a52-4e1b-9d7e-2f4a6c8e0b13",
-    "staffId": "stf_1a2b3c4d5e6f",
-    "tokenId": "tok_9f8e7d6c5b4a",
-    "keyId": "k3y1d0a1b2c3d4e5",
-}
-_PARAM = re.compile(r"\{([^}:]+)\}")
+def nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [dict(schema), {"type": "null"}]}
 
 
-def document_path(path: str) -> str:
-    """The path as the document names it (`{client_id}` becomes `{clientId}`)."""
-    return _PARAM.sub(lambda m: "{" + PATH_NAMES.get(m.group(1), m.group(1)) + "}", path)
+def page(element: Any) -> dict[str, Any]:
+    """The example of a one-element, last page."""
+    return {"data": [element], "nextCursor": None, "hasMore": False}
+
+
+def listing(
+    operation_id: str,
+    summary: str,
+    answer: Any,
+    access: str,
+    element_example: Any,
+    *,
+    filters: Sequence[Query] = (),
+    paging: Sequence[Query] = (LIMIT, CURSOR),
+) -> Op:
+    """A paged list: the paging parameters, then `filters`; its example a one-element page."""
+    return Op(
+        operation_id,
+        summary,
+        {200: answer},
+        access=access,
+        query=(*paging, *filters),
+        answer_example=page(element_example),
+    )
 
 
 # -- building ---------------------------------------------------------------------------------
 
 
-class _Schemas:
-    """JSON Schemas of TypedDicts and models, their definitions gathered as components."""
-
-    def __init__(self, components: dict[str, Any]) -> None:
-        self.components = components
-
-    def of(self, kind: Any) -> dict[str, Any]:
-        if isinstance(kind, Mapping):
-            return dict(kind)
-        schema: dict[str, Any] = TypeAdapter(kind).json_schema(
-            ref_template=REF, mode="serialization"
-        )
-        for name, definition in schema.pop("$defs", {}).items():
-            self.components.setdefault(name, definition)
-        name = getattr(kind, "__name__", None)
-        if name and schema.get("type") == "object":
-            self.components.setdefault(name, schema)
-            return {"$ref": REF.format(model=name)}
-        return schema
-
-
 def _response_headers(surface: str, status: int, write: bool) -> dict[str, Any]:
-    headers: dict[str, Any] = {"Service-Request-Id": _header_ref("ServiceRequestId")}
+    headers: dict[str, Any] = {"Service-Request-Id": header_ref("ServiceRequestId")}
     if surface == TENANT and status not in (401, 429):
         required = 200 <= status < 300
         for name, ref in (
@@ -301,15 +190,15 @@ def _response_headers(surface: str, status: int, write: bool) -> dict[str, Any]:
             ("RateLimit-Remaining", "RateLimitRemaining"),
             ("RateLimit-Reset", "RateLimitReset"),
         ):
-            headers[name] = _header_ref(ref, required)
+            headers[name] = header_ref(ref, required)
         if write and 200 <= status < 300:
-            headers["Idempotent-Replayed"] = _header_ref("IdempotentReplayed")
+            headers["Idempotent-Replayed"] = header_ref("IdempotentReplayed")
     if status == 429:
         # The per-key limit says when to retry; the per-address limit, checked before
         # anything else, does not (docs/reference/tenant-api.md §4.1).
-        headers["Retry-After"] = _header_ref("RetryAfter", False)
+        headers["Retry-After"] = header_ref("RetryAfter", False)
     if status == 409 and surface == TENANT:
-        headers["Retry-After"] = _header_ref("RetryAfter", False)
+        headers["Retry-After"] = header_ref("RetryAfter", False)
     return headers
 
 
@@ -352,7 +241,7 @@ def _apply(
     surface: str,
     method: str,
     path: str,
-    schemas: _Schemas,
+    schemas: Schemas,
 ) -> None:
     write = method != "get"
     operation["operationId"] = op.operation_id
@@ -447,7 +336,7 @@ def build_document(
         routes=app.routes,
     )
     components: dict[str, Any] = {}
-    schemas = _Schemas(components)
+    schemas = Schemas(components)
     for name, model in body.SCHEMAS.items():
         schema = model.model_json_schema(ref_template=REF)
         for def_name, definition in schema.pop("$defs", {}).items():
@@ -473,7 +362,7 @@ def build_document(
         "info": generated["info"],
         "servers": [{"url": "/", "description": "This Gatehouse server"}],
         "paths": paths,
-        "webhooks": {name: _webhook_item(hook, schemas) for name, hook in webhooks.items()},
+        "webhooks": {name: webhook_item(hook, schemas) for name, hook in webhooks.items()},
         "components": {
             "schemas": components,
             "securitySchemes": SECURITY_SCHEMES,
@@ -486,139 +375,9 @@ def build_document(
     return document
 
 
-# -- the webhooks section -----------------------------------------------------------------------
-
-GATEHOUSE_DELIVERY_HEADERS: tuple[tuple[str, str], ...] = (
-    ("Gatehouse-Event-Id", "The event id."),
-    ("Gatehouse-Event-Type", "The event type."),
-    ("Gatehouse-Timestamp", "Unix seconds at which this attempt was signed."),
-    ("Gatehouse-Attempt", "Attempt number, from 1."),
-    ("Gatehouse-Signature", "`v1=<hex HMAC-SHA256 of <timestamp>.<body>>` per active secret."),
-    ("webhook-id", "Standard Webhooks: the event id."),
-    ("webhook-timestamp", "Standard Webhooks: the same seconds as Gatehouse-Timestamp."),
-    (
-        "webhook-signature",
-        "Standard Webhooks: `v1,<base64 HMAC-SHA256 of <id>.<timestamp>.<body>>` per active "
-        "secret that decodes as base64 (docs/reference/webhooks.md §10).",
-    ),
-)
-
-
-@dataclass(frozen=True)
-class Webhook:
-    """One entry of the `webhooks` section: a POST the receiver gets.
-
-    `body` is the TypedDict of the whole body; for an event, `body` is the envelope and
-    `data` the TypedDict of its `data`, with `event_type` the envelope's `type`.
-    """
-
-    operation_id: str
-    summary: str
-    body: Any
-    data: Any = None
-    event_type: str | None = None
-    headers: Sequence[tuple[str, str]] = ()
-    description: str | None = None
-    example: Any = None
-
-
-def _webhook_item(hook: Webhook, schemas: _Schemas) -> dict[str, Any]:
-    envelope = schemas.of(hook.body)
-    if hook.data is not None:
-        schema: dict[str, Any] = {
-            "allOf": [
-                envelope,
-                {
-                    "type": "object",
-                    "properties": {
-                        "type": {"const": hook.event_type},
-                        "data": schemas.of(hook.data),
-                    },
-                },
-            ]
-        }
-    else:
-        schema = envelope
-    media: dict[str, Any] = {"schema": schema}
-    if hook.example is not None:
-        media["example"] = hook.example
-    operation: dict[str, Any] = {
-        "operationId": hook.operation_id,
-        "summary": hook.summary,
-        "parameters": [
-            {
-                "name": name,
-                "in": "header",
-                "required": name != "webhook-signature",
-                "description": text,
-                "schema": {"type": "string"},
-            }
-            for name, text in hook.headers
-        ],
-        "requestBody": {"required": True, "content": {"application/json": media}},
-        "responses": {
-            "2XX": {"description": "Received; any 2xx counts as delivered."},
-            "default": {"description": "Not received; the delivery is tried again."},
-        },
-    }
-    if hook.description:
-        operation["description"] = hook.description
-    if not operation["parameters"]:
-        operation.pop("parameters")
-    return {"post": operation}
-
-
-# -- the docs page, from packaged assets ------------------------------------------------------
-
-DOCS_ASSETS = {
-    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-    "swagger-ui.css": "text/css; charset=utf-8",
-    "favicon.png": "image/png",
-}
-
-
-def assets_directory() -> Path:
-    """Swagger UI's files as the fastapi-offline package ships them (no CDN)."""
-    import fastapi_offline
-
-    return Path(fastapi_offline.__file__).resolve().parent / "static"
-
-
-_ASSET_CACHE: dict[str, bytes] = {}
-
-
-def docs_asset(name: str) -> bytes | None:
-    """One of `DOCS_ASSETS`, read once per process; None for any other name."""
-    if name not in DOCS_ASSETS:
-        return None
-    content = _ASSET_CACHE.get(name)
-    if content is None:
-        content = _ASSET_CACHE[name] = (assets_directory() / name).read_bytes()
-    return content
-
-
-def docs_page(openapi_url: str = "/openapi.json") -> HTMLResponse:
-    """Swagger UI on the app's own assets; Authorize keeps the credentials across reloads."""
-    return get_swagger_ui_html(
-        openapi_url=openapi_url,
-        title="Gatehouse API",
-        swagger_js_url="/docs/assets/swagger-ui-bundle.js",
-        swagger_css_url="/docs/assets/swagger-ui.css",
-        swagger_favicon_url="/docs/assets/favicon.png",
-        swagger_ui_parameters={
-            "dom_id": "#swagger-ui",
-            "layout": "BaseLayout",
-            "deepLinking": True,
-            "persistAuthorization": True,
-            "displayOperationId": True,
-            "validatorUrl": None,
-        },
-    )
-
-
 def schema_of(kind: Any, components: dict[str, Any]) -> dict[str, Any]:
     """The JSON Schema of a TypedDict or model, its definitions added to `components`."""
-    return _Schemas(components).of(kind)
+    return Schemas(components).of(kind)
 
 
 def all_operations(document: Mapping[str, Any]) -> Iterable[tuple[str, str, dict[str, Any]]]:
