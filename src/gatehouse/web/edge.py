@@ -7,12 +7,12 @@ OPTIONS with an empty 405, folds a trailing slash, refuses control characters
 in the path, the query string, the headers the service reads and form bodies
 (`web/text.py`), bounds the request body by surface before anything buffers it, copies the
 per-key RateLimit-* headers that authentication recorded, turns an unexpected
-exception into the generic 500 body, and records metrics.
+exception into the generic 500 body, records metrics and writes the access line.
 
-Refusals made here take the shape of the surface they answer for
-(docs/platform.md, "Text input" and "Body size"): the error body on `/v1`,
-`/staff/v1`, `/portal/api` and the operational routes, `{"message"}` on
-`/verify`, and a page on the dashboard and the portal's pages.
+What it reads of the request before routing (surface, body bound, body headers) is in
+`web/edge_request.py`, the answers it writes itself (refusals in the shape of the
+surface, the per-IP 429, the 500) in `web/edge_answers.py`, and the access line in
+`web/edge_access.py`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 from collections.abc import AsyncIterator
 from tempfile import SpooledTemporaryFile
 from typing import Any
 
-import orjson
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -37,10 +35,16 @@ from gatehouse.limits.credentials import EPOCH_STATE
 from gatehouse.limits.ratelimit import ADDRESS_GATE, AddressGate
 from gatehouse.logs import REQUEST_ID
 from gatehouse.runtime import Runtime
-from gatehouse.settings import Settings
 from gatehouse.web.client_address import client_address
+from gatehouse.web.edge_access import access_log, log_access
+from gatehouse.web.edge_answers import (
+    refuse,
+    refuse_address,
+    refuse_too_large,
+    send_json,
+)
+from gatehouse.web.edge_request import PLAIN_QUERY, body_headers, body_limit, surface_of
 from gatehouse.web.errors import error_body
-from gatehouse.web.rendering import PAGE_HEADERS, templates
 from gatehouse.web.text import (
     check_form_body,
     check_json_body,
@@ -50,80 +54,12 @@ from gatehouse.web.text import (
 )
 
 log = logging.getLogger("gatehouse.http")
-access_log = logging.getLogger("gatehouse.access")
 
 REQUEST_ID_HEADER = b"service-request-id"
 
 
-# Multipart framing allowed around an uploaded file, beyond UPLOAD_MAX_BYTES (the portal's
-# upload routes refuse a file over the limit with their own page or body before this).
-UPLOAD_FRAMING = 128 * 1024
-
-
-def _first_segment(path: str) -> str:
-    return path[1:].partition("/")[0]
-
-
-def _under(path: str, prefix: str) -> bool:
-    return path == prefix or path.startswith(prefix + "/")
-
-
-def surface_of(path: str) -> str:
-    """`verify`, `page` (dashboard, portal pages) or `json` (every other route)."""
-    segment = _first_segment(path)
-    if segment == "verify":
-        return "verify"
-    if segment == "dashboard":
-        return "page"
-    if segment == "portal":
-        return "json" if _under(path, "/portal/api") else "page"
-    return "json"
-
-
-def body_limit(path: str, content_type: str, settings: Settings) -> int:
-    """The largest body a request to `path` may carry (docs/platform.md, "Body size").
-
-    Sign-in bodies (`/dashboard/sign-in`, `/portal/login/…`, `/verify`) have the
-    smallest bound, portal uploads (multipart) the largest, page forms their own,
-    and JSON the rest.
-    """
-    segment = _first_segment(path)
-    if segment == "verify":
-        return settings.sign_in_body_max_bytes
-    if segment == "dashboard":
-        if _under(path, "/dashboard/sign-in"):
-            return settings.sign_in_body_max_bytes
-        return settings.form_body_max_bytes
-    if segment == "portal":
-        if path.startswith("/portal/login/"):
-            return settings.sign_in_body_max_bytes
-        if content_type.lower().startswith("multipart/form-data"):
-            return settings.upload_max_bytes + UPLOAD_FRAMING
-        if _under(path, "/portal/api"):
-            return settings.json_body_max_bytes
-        return settings.form_body_max_bytes
-    return settings.json_body_max_bytes
-
-
 class BodyTooLarge(Exception):
     """Raised from `receive` once the body outgrows its bound; the edge answers 413."""
-
-
-# A query string of printable ASCII without `%` decodes to itself (`+` to a space): it
-# cannot carry a refused character, so its pairs need not be parsed to be checked.
-_PLAIN_QUERY = re.compile(rb"[\x20-\x24\x26-\x7e]*")
-
-
-def _body_headers(headers: list[tuple[bytes, bytes]]) -> tuple[str, str]:
-    """The first Content-Type and Content-Length values (empty when absent), in one pass."""
-    content_type = length = None
-    for key, value in headers:
-        if key == b"content-type":
-            if content_type is None:
-                content_type = value.decode("latin-1")
-        elif key == b"content-length" and length is None:
-            length = value.decode("latin-1")
-    return content_type or "", length or ""
 
 
 class EdgeMiddleware:
@@ -162,7 +98,7 @@ class EdgeMiddleware:
                 if not check.allowed:
                     address_refused[0] = True
                     state.pop("ratelimit", None)
-                    await _refuse_address(start_and_send, request_id)
+                    await refuse_address(start_and_send, request_id)
                     return
             await start_and_send(message)
 
@@ -187,7 +123,7 @@ class EdgeMiddleware:
                 await deliver(message)
 
         settings = self.runtime.settings
-        content_type, declared = _body_headers(scope["headers"])
+        content_type, declared = body_headers(scope["headers"])
         limit = body_limit(path, content_type, settings)
         received = [0]
 
@@ -213,7 +149,7 @@ class EdgeMiddleware:
                     check = await limits.hit_ip(address)
                     state[EPOCH_STATE] = check.credentials_epoch  # EPOCH_NOT_READ
                     if not check.allowed:
-                        await _refuse_address(deliver, request_id)
+                        await refuse_address(deliver, request_id)
                         return
             if scope["method"] == "OPTIONS":
                 await deliver({"type": "http.response.start", "status": 405, "headers": []})
@@ -221,18 +157,18 @@ class EdgeMiddleware:
                 return
             query: bytes = scope.get("query_string", b"")
             problem = check_request_line_and_headers(
-                path, b"" if _PLAIN_QUERY.fullmatch(query) else query, scope["headers"]
+                path, b"" if PLAIN_QUERY.fullmatch(query) else query, scope["headers"]
             )
             if problem is not None:
-                await _refuse(deliver, path, 400, problem.message, problem.field, problem.issue)
+                await refuse(deliver, path, 400, problem.message, problem.field, problem.issue)
                 return
             length = decimal_or_none(declared) if declared else 0
             if length is None or length < 0:
                 message = "Content-Length must be a number of bytes."
-                await _refuse(deliver, path, 400, message, "Content-Length", "not a length")
+                await refuse(deliver, path, 400, message, "Content-Length", "not a length")
                 return
             if length > limit:
-                await _refuse_too_large(deliver, path, limit)
+                await refuse_too_large(deliver, path, limit)
                 return
             app_receive: Receive = bounded_receive
             if not content_type:
@@ -248,7 +184,7 @@ class EdgeMiddleware:
                 spools.append(spooled)
                 problem = await check_form_body(Headers(scope=scope), _chunks_of(spooled))
                 if problem is not None:
-                    await _refuse(deliver, path, 400, problem.message, problem.field, problem.issue)
+                    await refuse(deliver, path, 400, problem.message, problem.field, problem.issue)
                     return
                 app_receive = _replay_spool(spooled, receive)
             elif is_json(content_type) and surface_of(path) == "page":
@@ -259,7 +195,7 @@ class EdgeMiddleware:
                     return
                 problem = check_json_body(json_body)
                 if problem is not None:
-                    await _send_json(deliver, 400, {"message": problem.message})
+                    await send_json(deliver, 400, {"message": problem.message})
                     return
                 app_receive = _replay(json_body, receive)
             await self.app(scope, app_receive, send_from_app)
@@ -272,13 +208,13 @@ class EdgeMiddleware:
         except BodyTooLarge:
             await _release_idempotency(state)
             if not state.get("response_started"):
-                await _refuse_too_large(deliver, path, limit)
+                await refuse_too_large(deliver, path, limit)
         except Exception:
             log.exception("unhandled error", extra={"request_id": request_id, "path": path})
             await _release_idempotency(state)
             if not state.get("response_started"):
                 body = error_body("internal", "Internal error.", request_id)
-                await _send_json(deliver, 500, body)
+                await send_json(deliver, 500, body)
         except asyncio.CancelledError:
             cancelled = True  # the server is stopping this request: no more waiting on Redis
             raise
@@ -296,34 +232,8 @@ class EdgeMiddleware:
             )
             metrics.observe(scope["method"], template or "unmatched", status_holder[0], seconds)
             if access_log.isEnabledFor(logging.INFO):
-                _log_access(scope["method"], template, path, status_holder[0], seconds)
+                log_access(scope["method"], template, path, status_holder[0], seconds)
             REQUEST_ID.reset(token)
-
-
-def _log_access(method: str, template: str | None, path: str, status: int, seconds: float) -> None:
-    """The request's one line on `gatehouse.access` (docs/operations.md, "Logs").
-
-    The record is handed to the logger directly: `Logger.info` would also look up the
-    caller's frame, which no line shows. Filters and handlers apply as to any record.
-    """
-    fields: dict[str, Any] = {"method": method}
-    if template is not None:
-        fields["route"] = template
-    else:
-        fields["path"] = path
-    fields["status"] = status
-    fields["ms"] = round(seconds * 1000, 2)
-    record = access_log.makeRecord(
-        access_log.name,
-        logging.INFO,
-        "",
-        0,
-        "%s %s %s",
-        (method, template or path, status),
-        None,
-        extra=fields,
-    )
-    access_log.handle(record)
 
 
 async def _read_body(receive: Receive) -> bytes | None:
@@ -400,56 +310,3 @@ async def _release_idempotency(state: dict[str, Any]) -> None:
             await release()
         except Exception:
             log.exception("could not release idempotency record")
-
-
-# The portal's upload route names the file in every refusal of an upload, this one included
-# (docs/reference/portal.md §7.7).
-UPLOAD_ROUTE = "/portal/api/documents"
-
-
-async def _refuse_too_large(send: Send, path: str, limit: int) -> None:
-    message = f"The request body is larger than {limit} bytes."
-    field = "file" if path == UPLOAD_ROUTE else "body"
-    await _refuse(send, path, 413, message, field, f"larger than {limit} bytes")
-
-
-async def _refuse(send: Send, path: str, status: int, message: str, field: str, issue: str) -> None:
-    """Answer a refusal in the shape of the surface `path` belongs to."""
-    surface = surface_of(path)
-    if surface == "verify":
-        await _send_json(send, status, {"message": message})
-    elif surface == "page":
-        heading = "The request was too large" if status == 413 else "The request was refused"
-        page = templates.get_template("refused.html").render(heading=heading, reason=message)
-        await _send(send, status, page.encode(), b"text/html; charset=utf-8", PAGE_HEADERS)
-    else:
-        request_id = REQUEST_ID.get() or ""
-        details = [{"field": field, "issue": issue}]
-        await _send_json(send, status, error_body("invalid-argument", message, request_id, details))
-
-
-async def _refuse_address(send: Send, request_id: str) -> None:
-    """The per-IP 429: no RateLimit-* or Retry-After header (docs/platform.md)."""
-    metrics.RATE_LIMITED.labels(kind="ip").inc()
-    body = error_body("resource-exhausted", "Too many requests from this address.", request_id)
-    await _send_json(send, 429, body)
-
-
-async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
-    await _send(send, status, orjson.dumps(body), b"application/json")
-
-
-async def _send(
-    send: Send,
-    status: int,
-    payload: bytes,
-    content_type: bytes,
-    extra: dict[str, str] | None = None,
-) -> None:
-    headers = [
-        (b"content-type", content_type),
-        (b"content-length", str(len(payload)).encode()),
-    ]
-    headers.extend((k.lower().encode(), v.encode()) for k, v in (extra or {}).items())
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": payload})
