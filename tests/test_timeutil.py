@@ -55,3 +55,42 @@ def test_parse_then_format_round_trips() -> None:
     assert parse_ts("2026-11-24T07:10:00Z").tzinfo is UTC
     with pytest.raises(ValueError, match="not an RFC 3339 timestamp"):
         parse_ts("2026-11-24 07:10:00")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-11-24",
+        "2026-11-24 07:10:00Z",
+        "2026-11-24T07:10Z",
+        "2026-11-24T07Z",
+        "20261124T071000Z",
+        "2026-W48-2T07:10:00Z",
+        "2026-11-24T07:10:00,5Z",
+        "2026-11-24T07:10:00+0100",
+        "2026-11-24T07:10:00+01",
+        "2026-11-24T07:10:00.5+01:00:30",
+        "2026-11-24T07:10:00.Z",
+        "\u0662\u0660\u0662\u0666-11-24T07:10:00Z",  # Arabic-Indic digits in the year
+        "2026-11-24T07:10:60Z",
+        "2026-02-30T07:10:00Z",
+    ],
+)
+def test_parse_ts_takes_rfc_3339_only(text: str) -> None:
+    with pytest.raises(ValueError, match="not an RFC 3339 timestamp"):
+        parse_ts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-11-24T07:10:00Z", "2026-11-24T07:10:00.000Z"),
+        ("2026-11-24t07:10:00z", "2026-11-24T07:10:00.000Z"),
+        ("2026-11-24T07:10:00.5Z", "2026-11-24T07:10:00.500Z"),
+        ("2026-11-24T07:10:00.123456789Z", "2026-11-24T07:10:00.123Z"),
+        ("2026-11-24T08:10:00-00:00", "2026-11-24T08:10:00.000Z"),
+        ("2026-11-24T02:40:00-05:30", "2026-11-24T08:10:00.000Z"),
+    ],
+)
+def test_parse_ts_takes_every_rfc_3339_form(text: str, expected: str) -> None:
+    assert format_ts(parse_ts(text)) == expected

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import overload
 
 # The last value `format_ts` formatted and its text (held, so `is` cannot meet a new
 # object at a reused address); one tuple, swapped whole, so threads see a matching pair.
 _LAST_FORMATTED: tuple[object, str] = (object(), "")
+
+# RFC 3339 §5.6 date-time: full date, `T`, full time with seconds, optional fraction, and
+# `Z` or a numeric offset. `datetime.fromisoformat` alone takes much more of ISO 8601
+# (week dates, basic format, no seconds, `,` fractions, offsets without a colon).
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
 
 
 def utcnow() -> datetime:
@@ -59,11 +67,14 @@ def parse_ts(text: str) -> datetime:
     Raises ValueError for anything else, including a timestamp without offset.
     """
     value = text.strip()
-    if "T" not in value and "t" not in value:
+    if _RFC3339.fullmatch(value) is None:
         raise ValueError("not an RFC 3339 timestamp")
     if value.endswith(("Z", "z")):
         value = value[:-1] + "+00:00"
-    parsed = datetime.fromisoformat(value)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:  # the shape is right, the values are not: 2026-02-30, 07:10:60
+        raise ValueError("not an RFC 3339 timestamp") from None
     if parsed.tzinfo is None:
         raise ValueError("timestamp needs a UTC offset")
     try:
