@@ -23,7 +23,7 @@ class Runtime:
     limits: RateLimits
     # Tests replace the clock to move time (expiry sweeps, link lifetimes).
     clock: Callable[[], datetime] = field(default=utcnow)
-    # Verified API keys of this process (bench/RESULTS.md: see http/key_cache.py).
+    # Verified API keys of this process (limits/credentials.py; bench/RESULTS.md).
     credentials: CredentialCache | None = None
     # Provisioning calls for one identity queue here, in arrival order (keyed_lock.py).
     identity_queue: KeyedLock = field(default_factory=KeyedLock)

@@ -1,4 +1,4 @@
-"""The cache of verified API keys (bench/RESULTS.md: src/gatehouse/http/key_cache.py).
+"""The cache of verified API keys (bench/RESULTS.md: src/gatehouse/limits/credentials.py).
 
 A cached key skips the database, a wrong secret is still refused, and a
 revocation or a suspension takes effect at once: in this process, and in

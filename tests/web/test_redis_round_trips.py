@@ -1,4 +1,4 @@
-"""Redis round trips per request (bench/RESULTS.md: http/ratelimit.py, http/key_cache.py).
+"""Redis round trips per request (bench/RESULTS.md: limits/ratelimit.py, limits/credentials.py).
 
 The runtime talks to the real Redis of GATEHOUSE_TEST_REDIS_URL through a TCP
 relay that records every command the client sends, so the count is what goes

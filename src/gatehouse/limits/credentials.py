@@ -17,7 +17,7 @@ answer:
 - in this process: every cache is emptied synchronously;
 - across processes, with GATEHOUSE_REDIS_URL: `INCR` of a Redis counter; every
   request reads it before it trusts the cache. The read rides on the per-IP
-  rate-limit script of the edge (http/ratelimit.py), so it costs no round trip
+  rate-limit script of the edge (limits/ratelimit.py), so it costs no round trip
   of its own; the edge leaves the value in the request state under
   `EPOCH_STATE`, and `epoch()` takes it from there (a plain GET when absent);
 - across processes, without Redis: one byte is appended to a stamp file (beside

@@ -13,12 +13,12 @@ write transaction's connection:
   (storage/tx_statements.py): SQLAlchemy's per-execution work was most of their
   CPU.
 - a repeat: the lookup, the members, latest decision and current request in
-  one statement (services/application_snapshot.py), the applicant's member
+  one statement (applications/queries/snapshot.py), the applicant's member
   when it was removed, then the refresh of `updated_at` (and of the owner)
   with the audit entry: one statement on PostgreSQL, two on SQLite.
 
 The rules (what a repeat may change, when to refuse) stay in
-services/provisioning.py and domain/.
+applications/service/provisioning.py and domain/.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ async def get_readable_application(
 async def load_application_view(session: AsyncSession, application: Application) -> ApplicationView:
     """The full application read: members, latest decision, current request summary.
 
-    One statement for all three (services/application_snapshot.py (bench/RESULTS.md)).
+    One statement for all three (applications/queries/snapshot.py; bench/RESULTS.md).
     """
     found = await load_attachments(session, application.id)
     return application_view(
