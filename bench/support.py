@@ -1,9 +1,8 @@
 """What every benchmark here shares: free ports, scratch databases, processes, percentiles.
 
-- `free_port()`: a loopback port for a server the benchmark starts, never the same one twice
-  in a process and taken from below the kernel's ephemeral range, so that an outgoing
-  connection cannot take it before its server binds it (two servers started back to back
-  would otherwise be handed the same port now and then).
+- `free_port()` (the tests' own, `tests/support/ports.py`): a loopback port for a server the
+  benchmark starts, never the same one twice in a process and taken from below the kernel's
+  ephemeral range, so that an outgoing connection cannot take it before its server binds it.
 - `database(kind, workdir)` / `scratch_postgres()`: a scratch database, SQLite in `workdir`
   or a fresh PostgreSQL database created beside GATEHOUSE_BENCH_POSTGRES_URL (an admin DSN,
   default postgresql://postgres@127.0.0.1:5432/postgres) and dropped after.
@@ -16,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-import random
 import secrets
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -29,50 +26,12 @@ from pathlib import Path
 import asyncpg
 import httpx
 from sqlalchemy.engine import URL, make_url
+from tests.support.ports import free_port as free_port
 
 POSTGRES_ADMIN = os.environ.get(
     "GATEHOUSE_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
 REDIS_URL = os.environ.get("GATEHOUSE_BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
-
-# --- ports -----------------------------------------------------------------------------------
-
-_HANDED_OUT: set[int] = set()
-_LOWEST_PORT = 20000
-
-
-def _ephemeral_start() -> int:
-    try:
-        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32768
-    return low if low > _LOWEST_PORT + 1000 else 65536
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on and that no earlier call in this process returned."""
-    top = _ephemeral_start()
-    for _ in range(1000):
-        if top < 65536:
-            port = random.randrange(_LOWEST_PORT, top)
-        else:  # no room below the ephemeral range: let the kernel choose
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = int(probe.getsockname()[1])
-        if port not in _HANDED_OUT and _bindable(port):
-            _HANDED_OUT.add(port)
-            return port
-    raise RuntimeError("no free loopback port found")
-
 
 # --- scratch databases -----------------------------------------------------------------------
 
