@@ -9,9 +9,7 @@ status change queues a
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -35,13 +33,12 @@ from gatehouse.storage.tables.verification import (
 )
 from gatehouse.timeutil import format_ts
 from gatehouse.verification.callbacks import enqueue
-
-if TYPE_CHECKING:
-    from gatehouse.verification.schemas import (
-        CustomerDocumentView,
-        RetrievedCustomer,
-        StaffCustomer,
-    )
+from gatehouse.verification.schemas import (
+    CustomerDocumentView,
+    CustomerInput,
+    RetrievedCustomer,
+    StaffCustomer,
+)
 
 __all__ = [
     "CustomerInput",
@@ -67,21 +64,6 @@ class CustomerNotFound(GatehouseError):
     def __init__(self, customer_uuid: str) -> None:
         super().__init__(NOT_FOUND, "No such customer.")
         self.customer_uuid = customer_uuid
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentInput:
-    type: str  # snake_case already
-    expires_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class CustomerInput:
-    client_uuid: str
-    email: str  # normalised already
-    phone: str
-    application_id: str | None
-    documents: tuple[DocumentInput, ...]
 
 
 def _documents_view(documents: list[CustomerDocument]) -> list[CustomerDocumentView]:

@@ -3,6 +3,7 @@ checks."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
@@ -13,10 +14,24 @@ from gatehouse.domain.normalize import normalize_email
 from gatehouse.domain.verification import document_type
 from gatehouse.errors import invalid_argument
 from gatehouse.timeutil import parse_ts
-from gatehouse.verification.customers import CustomerInput, DocumentInput
 
 MAX_PHONE = 64
 MAX_REASON = 500
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInput:
+    type: str  # snake_case already
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CustomerInput:
+    client_uuid: str
+    email: str  # normalised already
+    phone: str
+    application_id: str | None
+    documents: tuple[DocumentInput, ...]
 
 
 class ClientCreate(BaseModel):
