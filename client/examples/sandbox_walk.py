@@ -1,4 +1,4 @@
-"""A first case in a sandbox tenant, end to end (README: "Sandbox").
+"""A first case in a sandbox tenant, end to end (README: "A first case, end to end").
 
 Run, with a sandbox tenant's API key (scopes applications:write, applications:read and
 webhooks:manage) against a server that accepts local receivers
@@ -9,14 +9,20 @@ webhooks:manage) against a server that accepts local receivers
 It serves a receiver on a loopback port (`WebhookReceiver` over a SQLite inbox, standard
 library WSGI), registers it, creates an application, simulates the applicant's submission
 and the approval (a proposal by an analyst and a countersignature by an mlro), and waits
-until the inbox holds the verified `application.decision.approved` event. Then it prints
-the events it received, in the application's order.
+until the inbox holds the verified approval and the status change to active (deliveries are
+unordered, so it waits for both). Then it prints the events it received, in the
+application's order, and removes the endpoint it registered.
+
+Every run makes a new application (its email and external reference carry a run id), so it
+can be run again against the same tenant; removing the endpoint keeps the tenant under its
+endpoint cap.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import tempfile
 import threading
 import time
@@ -74,27 +80,42 @@ def received(store: SqliteDedupStore) -> list[Event]:
     return sorted(events, key=lambda e: e.data.get("sequence") or 0)
 
 
+def delivered(events: list[Event]) -> bool:
+    """Whether the approval and the status change it made have both arrived."""
+    return any(e.type == "application.decision.approved" for e in events) and any(
+        e.type == "application.status.changed" and e.data.get("status") == "active" for e in events
+    )
+
+
 def walk(base_url: str, api_key: str, inbox: Path, *, timeout: float = 30.0) -> list[Event]:
     """Provision, simulate submit and approve, and return the events the receiver verified."""
     holder: dict[str, WebhookReceiver] = {}
     store = SqliteDedupStore(inbox)
+    run = secrets.token_hex(4)
     try:
         with serving(holder) as url, Client(base_url, api_key) as gh:
             endpoint = gh.webhooks.create(url, ["application.*"])
             holder["receiver"] = WebhookReceiver(endpoint.secret or "", store)
+            try:
+                app = gh.create_application(
+                    f"ada+{run}@example.test", external_ref=f"sandbox-{run}"
+                )
+                gh.sandbox.simulate(app.client_id, "submit")
+                approved = gh.sandbox.simulate(app.client_id, "approve", comment="Welcome")
+                if not approved.is_approved:  # exactly "active"
+                    raise RuntimeError(f"the simulated approval left the status {approved.status}")
 
-            app = gh.create_application("ada@example.test", external_ref="sandbox-1")
-            gh.sandbox.simulate(app.client_id, "submit")
-            approved = gh.sandbox.simulate(app.client_id, "approve", comment="Welcome")
-            if not approved.is_approved:  # exactly "active"
-                raise RuntimeError(f"the simulated approval left the status {approved.status}")
+                def mine() -> list[Event]:
+                    return [e for e in received(store) if e.data.get("clientId") == app.client_id]
 
-            deadline = time.monotonic() + timeout
-            while not any(e.type == "application.decision.approved" for e in received(store)):
-                if time.monotonic() > deadline:
-                    raise TimeoutError("the approval was not delivered in time")
-                time.sleep(0.1)
-            return [e for e in received(store) if e.data.get("clientId") == app.client_id]
+                deadline = time.monotonic() + timeout
+                while not delivered(mine()):
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("the approval was not delivered in time")
+                    time.sleep(0.1)
+                return mine()
+            finally:
+                gh.webhooks.delete(endpoint.id)
     finally:
         store.close()
 

@@ -1,7 +1,6 @@
-"""client.sandbox.simulate against a real Gatehouse server (README: "Sandbox").
-
-Skipped, saying why, while the server does not have the sandbox route (it is
-looked up in the app's /openapi.json) or does not create sandbox tenants.
+"""client.sandbox.simulate against a real Gatehouse server (README: "A first case, end
+to end"). The server must document the route in /openapi.json and create sandbox tenants;
+a server without either fails these tests (they never skip).
 """
 
 from __future__ import annotations
@@ -45,11 +44,8 @@ class SandboxTenant:
 def require_simulate_route(base_url: str) -> None:
     paths = httpx.get(f"{base_url}/openapi.json").raise_for_status().json().get("paths", {})
     route = next((p for p in paths if ROUTE.fullmatch(p)), None)
-    if route is None or "post" not in paths[route]:
-        pytest.skip(
-            "the server has no POST /v1/sandbox/applications/{clientId}/simulate yet "
-            "(not in its /openapi.json)"
-        )
+    assert route is not None, "POST /v1/sandbox/applications/{clientId}/simulate is not documented"
+    assert "post" in paths[route]
 
 
 @pytest.fixture
@@ -61,8 +57,7 @@ def sandbox(live_server: str, staff: StaffFixture) -> SandboxTenant:
         made = http.post("/staff/v1/tenants", json={"name": "Sandbox Co", "environment": "sandbox"})
         assert made.status_code == 201, made.text
         tenant = made.json()
-        if tenant.get("environment") != "sandbox":
-            pytest.skip("the server does not create sandbox tenants yet (no `environment`)")
+        assert tenant["environment"] == "sandbox", tenant
         tenant_id = tenant["tenantId"]
         key = http.post(
             f"/staff/v1/tenants/{tenant_id}/api-keys",
@@ -98,6 +93,22 @@ def test_simulate_walks_an_application_to_approval(client: Client) -> None:
 
     answered = client.sandbox.simulate(app.client_id, "respond")
     assert answered.status == "pending"
+
+    # A request with the integrator's own items; respond answers every one of them.
+    client.sandbox.simulate(
+        app.client_id,
+        "request_info",
+        items=[
+            {"type": "document", "prompt": "A recent utility bill"},
+            {"type": "field", "prompt": "VAT number"},
+        ],
+    )
+    latest = client.list_info_requests(app.client_id)[0]
+    assert [(i.type, i.prompt) for i in latest.items] == [
+        ("document", "A recent utility bill"),
+        ("field", "VAT number"),
+    ]
+    assert client.sandbox.simulate(app.client_id, "respond").status == "pending"
 
     approved = client.sandbox.simulate(app.client_id, "approve", comment="Welcome")
     assert approved.status == "active"
@@ -177,26 +188,36 @@ def test_sandbox_events_say_sandbox_and_are_typed(client: Client) -> None:
 async def test_the_readme_sandbox_walk_receives_and_verifies_the_events(
     runtime: Runtime, live_server: str, sandbox: SandboxTenant, tmp_path: Path
 ) -> None:
-    """examples/sandbox_walk.py, the README's first case: provision, simulate, receive."""
+    """examples/sandbox_walk.py, the README's first case: provision, simulate, receive; run
+    twice against one tenant, as a reader following the README may, each run on a new
+    application and leaving no endpoint behind."""
     stop = asyncio.Event()
     worker = asyncio.create_task(DeliveryWorker(runtime, poll_seconds=0.05).run(stop))
     try:
-        events = await asyncio.to_thread(
-            sandbox_walk.walk, live_server, sandbox.api_key, tmp_path / "inbox.db"
-        )
+        runs = [
+            await asyncio.to_thread(
+                sandbox_walk.walk, live_server, sandbox.api_key, tmp_path / f"inbox{n}.db"
+            )
+            for n in range(2)
+        ]
     finally:
         stop.set()
         await asyncio.wait_for(worker, 30)
-    assert [e.type for e in events] == [
-        "application.submitted",
-        "application.decision.proposed",
-        "application.status.changed",
-        "application.decision.approved",
-        "application.status.changed",
-    ]
-    assert all(e.is_sandbox and e.tenant_id == sandbox.tenant_id for e in events)
-    approved = events[3].payload
-    assert isinstance(approved, DecisionApproved)
-    assert approved.actor_role == "mlro"
-    assert approved.comment == "Welcome"
-    assert approved.is_approved
+    assert runs[0][0].data["clientId"] != runs[1][0].data["clientId"]
+    for events in runs:
+        assert [e.type for e in events] == [
+            "application.submitted",
+            "application.decision.proposed",
+            "application.status.changed",
+            "application.decision.approved",
+            "application.status.changed",
+        ]
+        assert all(e.is_sandbox and e.tenant_id == sandbox.tenant_id for e in events)
+        assert events[-1].data["status"] == "active"
+        approved = events[3].payload
+        assert isinstance(approved, DecisionApproved)
+        assert approved.actor_role == "mlro"
+        assert approved.comment == "Welcome"
+        assert approved.is_approved
+    with Client(live_server, sandbox.api_key) as gh:
+        assert gh.webhooks.list() == []
