@@ -42,6 +42,20 @@ def test_optional_fields_are_left_out_and_ids_are_path_segments() -> None:
     assert call.path == "/v1/sandbox/applications/app%2F..%2Fx%20y/simulate"
 
 
+def test_request_info_items_are_sent_as_the_staff_api_takes_them() -> None:
+    items = ({"type": "document", "prompt": "A utility bill"}, {"type": "question", "prompt": "?"})
+    call = simulate("app_1", "request_info", comment="Two things", items=items)
+    assert call.body == {
+        "action": "request_info",
+        "comment": "Two things",
+        "items": [
+            {"type": "document", "prompt": "A utility bill"},
+            {"type": "question", "prompt": "?"},
+        ],
+    }
+    assert "items" not in simulate("app_1", "request_info").body
+
+
 def test_one_key_per_logical_call_a_caller_key_or_none() -> None:
     first, second = simulate("app_1", "approve"), simulate("app_1", "approve")
     assert first.idempotency_key != second.idempotency_key

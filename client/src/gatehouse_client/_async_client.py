@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
 
@@ -454,13 +454,16 @@ class AsyncSandbox:
         *,
         comment: str | None = None,
         rejection_reason: str | None = None,
+        items: Sequence[Mapping[str, str]] | None = None,
         idempotency_key: str | None = None,
         idempotent: bool = True,
     ) -> Application:
         """Move a sandbox application as the applicant or staff would, and return it.
 
-        ``action``: ``submit``, ``request_info``, ``respond``, ``approve`` (a
-        proposal and a countersignature), ``reject`` (with ``rejection_reason``),
+        ``action``: ``submit``, ``request_info`` (with ``items``, ``[{"type",
+        "prompt"}]``, or one default question), ``respond`` (answers every open
+        item), ``approve`` (a proposal and a countersignature), ``reject`` (with
+        ``rejection_reason``),
         ``hold`` or ``release``. It runs the same rules and sends the same
         events and webhooks as the real steps; a move the state does not allow
         raises FailedPrecondition. Carries an Idempotency-Key generated once per
@@ -472,6 +475,7 @@ class AsyncSandbox:
                 action,
                 comment=comment,
                 rejection_reason=rejection_reason,
+                items=items,
                 idempotency_key=idempotency_key,
                 idempotent=idempotent,
             )
