@@ -314,3 +314,41 @@ async def test_the_sandbox_banner_speaks_the_language(
     assert "Sandbox: ein Testantrag." in german.text
     arabic = await client.get("/portal/status", headers={"Accept-Language": "ar"})
     assert "بيئة تجريبية" in arabic.text
+
+
+async def test_a_file_declared_too_large_is_refused_on_the_page_it_came_from(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    """A body whose Content-Length is over the upload limit (and within the edge's bound)
+    is refused before it is read: the requests page points at the item's file input, the
+    documents page says it at the top; both 413, in the reader's language."""
+    await signed_in(client, runtime, tenant)
+    request_id, _question, document = await raise_question_and_document(client, runtime)
+    csrf = csrf_of((await client.get("/portal/requests")).text)
+    limit = runtime.settings.upload_max_bytes
+    declared = {"Content-Length": str(limit + 100 * 1024)}
+    body = {"csrf_token": csrf, "answer": "The bill"}
+    files = {"file": ("bill.pdf", PDF, "application/pdf")}
+
+    item = await client.post(
+        f"/portal/requests/{request_id}/items/{document}", data=body, files=files, headers=declared
+    )
+    assert item.status_code == 413
+    assert "<h1>Information requests</h1>" in item.text
+    assert f'id="file-{document}-error">The file is too large.' in item.text
+    assert re.search(rf'id="file-{document}"[^>]*autofocus', item.text)
+    assert f'<a href="#file-{document}">Upload a utility bill: ' in item.text
+
+    german = {**declared, "Accept-Language": "de"}
+    page = await client.post(
+        "/portal/upload-documents",
+        data={"csrf_token": csrf, "type": "passport"},
+        files=files,
+        headers=german,
+    )
+    assert page.status_code == 413
+    assert '<p class="notice notice-error" role="alert">Die Datei ist zu groß.</p>' in page.text
+    async with runtime.db.read() as session:
+        stored = await session.get(InfoRequestItem, document)
+    assert stored is not None
+    assert stored.status == "open"

@@ -27,7 +27,7 @@ from gatehouse.applicants import service as portal_actions
 from gatehouse.applicants.sessions import PortalContext, end_session
 from gatehouse.documents import service as documents
 from gatehouse.domain.numbers import decimal_or_none
-from gatehouse.errors import INVALID_ARGUMENT, GatehouseError
+from gatehouse.errors import INVALID_ARGUMENT, PAYLOAD_TOO_LARGE, GatehouseError
 from gatehouse.portal import texts
 from gatehouse.portal.locale import gettext_for
 from gatehouse.portal.pages import STATE_PAGES, member_or_page, render_page, render_signed_out
@@ -59,8 +59,25 @@ def _csrf_refused(request: Request) -> Response:
     return render_signed_out(request, texts.FORM_EXPIRED, texts.FORM_EXPIRED_HELP, status_code=403)
 
 
+Run = Callable[[PortalContext, FormData], Awaitable[Response]]
+# What a page shows of a refusal: extra template context (errors, problem, values).
+Refusal = Callable[[GatehouseError, FormData], dict[str, Any]]
+
+
+def _too_large() -> GatehouseError:
+    return GatehouseError(
+        PAYLOAD_TOO_LARGE,
+        "The file is too large.",
+        details=[{"field": "file", "issue": "too large"}],
+    )
+
+
 async def _posted(
-    request: Request, *, upload_limit: int = 0
+    request: Request,
+    *,
+    upload_limit: int = 0,
+    page: tuple[str, str, str] = DOCUMENTS_PAGE,
+    refused: Refusal | None = None,
 ) -> tuple[PortalContext, FormData] | Response:
     """The member and the posted form, once the session, origin and CSRF token pass."""
     user = await member_or_page(request)
@@ -69,24 +86,17 @@ async def _posted(
     if upload_limit:
         # A declared length over the limit is refused before anything is read; otherwise the
         # edge counts the body as it streams in, and the form parser spools the file to disk.
+        # Nothing of the form is known then: the page it came from says so, beside the
+        # field when the address names it (an item's file), else at the top.
         declared = decimal_or_none(request.headers.get("content-length", ""))
         if declared is not None and declared > upload_limit + MULTIPART_OVERHEAD:
-            return await render_page(
-                request,
-                user,
-                DOCUMENTS_PAGE,
-                status_code=413,
-                problem=gettext_for(request)(texts.FILE_TOO_LARGE),
-            )
+            extra = refused(_too_large(), FormData()) if refused is not None else {}
+            extra.setdefault("problem", gettext_for(request)(texts.FILE_TOO_LARGE))
+            return await render_page(request, user, page, status_code=413, **extra)
     form = await request.form(max_files=1, max_fields=300)
     if not _csrf_ok(form, user):
         return _csrf_refused(request)
     return user, form
-
-
-Run = Callable[[PortalContext, FormData], Awaitable[Response]]
-# What a page shows of a refusal: extra template context (errors, problem, values).
-Refusal = Callable[[GatehouseError, FormData], dict[str, Any]]
 
 
 async def _form_post(
@@ -99,7 +109,7 @@ async def _form_post(
 ) -> Response:
     """Check the member and the form, run the action; a refusal shows `page` again with
     the refusal's status code and what `refused` makes of it."""
-    posted = await _posted(request, upload_limit=upload_limit)
+    posted = await _posted(request, upload_limit=upload_limit, page=page, refused=refused)
     if isinstance(posted, Response):
         return posted
     user, form = posted
@@ -284,6 +294,8 @@ async def upload_document(request: Request) -> Response:
 
     def refused(error: GatehouseError, form: FormData) -> dict[str, Any]:
         key = _text_of(form, "type")
+        if not key:  # refused before the form was read: no item to point at
+            return {"problem": say(texts.refusal(error))}
         return {"errors": {key: {"file": say(texts.refusal(error))}}}
 
     limit = runtime_of(request).settings.upload_max_bytes
@@ -319,7 +331,8 @@ async def answer_item(request: Request, request_id: str, item_id: str) -> Respon
         return see_other("/portal/requests?done=answered")
 
     def refused(error: GatehouseError, form: FormData) -> dict[str, Any]:
-        field = "file" if "file" in form and error.field in ("file", "type", None) else "answer"
+        by_file = error.field in ("file", "type", None)
+        field = "file" if by_file and ("file" in form or error.status_code == 413) else "answer"
         return {
             "errors": {item_id: {field: say(texts.refusal(error))}},
             "values": {item_id: _text_of(form, "answer")},
