@@ -101,6 +101,10 @@ async def test_the_case_page_shows_the_evidence_and_opens_it(
     assert frame, "no frame for the document"
     assert 'sandbox=""' in frame.group(0)
     assert f'src="/dashboard/documents/{passport_id}/view"' in frame.group(0)
+    # Beside the frame, the download button of the document it shows.
+    viewer = viewing.text[viewing.text.index('id="h-viewer"') :]
+    download_button = f'href="/dashboard/documents/{passport_id}/download">Download</a>'
+    assert download_button in viewer
     pdf_view = await client.get(f"/dashboard/applications/{made.client_id}?document={statement_id}")
     pdf_frame = re.search(r"<iframe[^>]*>", pdf_view.text)
     assert pdf_frame
