@@ -407,3 +407,33 @@ async def test_an_idempotency_key_replays_the_first_outcome(
     other = await simulate(client, sandbox_tenant, client_id, "release", headers=key)
     assert other.status_code == 400
     assert other.json()["error"]["details"][0]["field"] == "Idempotency-Key"
+
+
+async def test_simulated_steps_count_against_the_keys_limit(
+    database_url: str, runtime: Runtime, sandbox_tenant: TenantFixture
+) -> None:
+    """Each simulated step spends one request of the key's window, like every /v1 write;
+    once it is spent the step is 429 and does not run."""
+    from gatehouse.app import create_app
+    from tests.conftest import make_settings
+
+    limited = Runtime.build(make_settings(database_url, rate_limit_per_key=3))
+    try:
+        transport = httpx.ASGITransport(app=create_app(limited.settings, limited))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            client_id = await provision(c, sandbox_tenant, "limited@example.test")
+            held = await simulate(c, sandbox_tenant, client_id, "hold")
+            assert held.status_code == 200, held.text
+            assert (held.headers["ratelimit-limit"], held.headers["ratelimit-remaining"]) == (
+                "3",
+                "1",
+            )
+            released = await simulate(c, sandbox_tenant, client_id, "release")
+            assert released.headers["ratelimit-remaining"] == "0"
+            refused = await simulate(c, sandbox_tenant, client_id, "hold")
+            assert refused.status_code == 429
+            assert refused.json()["error"]["code"] == "resource-exhausted"
+            assert "retry-after" in refused.headers
+    finally:
+        await limited.close()
+    assert (await application_row(runtime, client_id)).status == "pending"
