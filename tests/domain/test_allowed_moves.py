@@ -10,6 +10,7 @@ import itertools
 import pytest
 
 from gatehouse.domain.status import (
+    ACTION_WORDS,
     CaseState,
     MoveNotAllowed,
     NotPermitted,
@@ -87,6 +88,26 @@ def test_decide_enforces_the_same_rule(status: str, role: str, actor: str, actio
     assert isinstance(refusal(state, action, actor_id=actor, actor_role=role), wanted)
     with pytest.raises(wanted):
         decide(state, action, actor_id=actor, actor_role=role, rejection_reason=reason)
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_a_role_refusal_says_the_move_in_words_and_the_role_it_needs(action: str) -> None:
+    """The dashboard shows refusals as they are: the move in words, never its identifier."""
+    state = state_of("pending_approval" if action in ("countersign", "reject_proposal") else "hold")
+    refused = refusal(state, action, actor_id=OTHER, actor_role="viewer")
+    assert isinstance(refused, NotPermitted)
+    assert refused.message.startswith(ACTION_WORDS[action])
+    assert f"the {LEAST_ROLE[action]} role or above" in refused.message
+    assert action not in refused.message.replace(ACTION_WORDS[action], "")
+
+
+def test_the_proposer_is_told_a_colleague_must_countersign() -> None:
+    refused = refusal(
+        state_of("pending_approval"), "countersign", actor_id=PROPOSER, actor_role="mlro"
+    )
+    assert isinstance(refused, NotPermitted)
+    assert refused.message.startswith("You proposed this approval")
+    assert "second staff member" in refused.message
 
 
 def test_an_unknown_role_may_make_no_move() -> None:

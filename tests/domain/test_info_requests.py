@@ -38,9 +38,32 @@ def test_new_request_keeps_staff_order_and_trims() -> None:
     ],
 )
 def test_new_request_refuses_bad_input(comment: object, items: object, field: str) -> None:
+    """The field is in the details; the message, which the dashboard shows as it is, says in
+    words what to change and names no field (no `items.0.prompt`, no `must be a ...`)."""
     with pytest.raises(InvalidInput) as caught:
         rules.new_request(comment, items)
     assert caught.value.field == field
+    message = caught.value.message
+    assert message[0].isupper()
+    assert message.endswith(".")
+    assert "items." not in message
+    assert not message.startswith(("comment", "type", "items"))
+    assert "must be" not in message
+    if field.startswith("items.0"):
+        assert "item 1" in message.lower()
+
+
+@pytest.mark.parametrize(
+    ("comment", "prompt", "words"),
+    [
+        ("c" * (rules.MAX_COMMENT + 1), "p", "The comment can be at most"),
+        ("c", "p" * (rules.MAX_PROMPT + 1), "The prompt of item 1 can be at most"),
+    ],
+)
+def test_an_overlong_text_is_refused_in_words(comment: str, prompt: str, words: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        rules.new_request(comment, [{"type": "question", "prompt": prompt}])
+    assert caught.value.message.startswith(words)
 
 
 def test_item_limit() -> None:

@@ -141,6 +141,29 @@ def test_unknown_action_is_invalid_input() -> None:
     with pytest.raises(InvalidInput) as caught:
         decide(CaseState("pending"), "approved", actor_id="s", actor_role="super_admin")
     assert caught.value.field == "action"
+    assert caught.value.message.startswith("Choose one of the decisions")
+
+
+def test_overlong_comment_and_rejection_reason_are_refused_in_words() -> None:
+    """The dashboard shows these messages beside its fields: words, not the API's names."""
+    for comment, reason, field, words in (
+        ("x" * 4001, None, "comment", "The comment can be at most 4000 characters"),
+        (None, "x" * 2001, "rejectionReason", "The rejection reason can be at most 2000"),
+    ):
+        with pytest.raises(InvalidInput) as caught:
+            plan_decision(
+                CaseState("pending"),
+                "reject",
+                actor_id="s",
+                actor_role="analyst",
+                comment=comment,
+                rejection_reason=reason,
+                at=utcnow(),
+            )
+        assert caught.value.field == field
+        assert caught.value.message.startswith(words)
+        assert "rejectionReason" not in caught.value.message
+        assert "must be" not in caught.value.message
 
 
 def test_plan_decision_writes_the_history_entry() -> None:

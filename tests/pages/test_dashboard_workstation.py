@@ -298,3 +298,68 @@ async def test_queue_search_lowers_every_script_on_both_databases(
     for typed in (GREEK.lower()[:5], GREEK[:5]):
         assert await listed(typed) == [greek], typed
     assert await listed("ölmuhle") == []
+
+
+async def test_refused_moves_are_said_in_words_beside_their_fields(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    """A move posted from an old page or a crafted form: the refusal says in words what is
+    wrong (never an API field name) and who must act, beside the field it concerns."""
+    client_id = await provision(client, tenant, email="w@example.test", companyName="Words Ltd")
+    proposer = await make_staff(runtime, "analyst")
+    proposed = await client.post(
+        f"/staff/v1/applications/{client_id}/decisions",
+        json={"action": "approve", "acknowledgeUnsatisfied": "Seen"},
+        headers=proposer.headers,
+    )
+    assert proposed.status_code == 200, proposed.text
+    analyst = await make_staff(runtime, "analyst")
+    csrf = await dashboard_sign_in(client, analyst)
+    decisions = f"/dashboard/applications/{client_id}/decisions"
+
+    def notice(html: str) -> str:
+        found = re.search(r'id="decision-error">([^<]+)<', html)
+        assert found, "no refusal above the decision form"
+        return found.group(1)
+
+    # Not the proposer, but below mlro: the role is the reason, not four eyes.
+    other = await client.post(decisions, data={"csrf_token": csrf, "action": "countersign"})
+    assert other.status_code == 403
+    assert notice(other.text) == "Countersigning an approval needs the mlro role or above."
+    turned = await client.post(decisions, data={"csrf_token": csrf, "action": "reject_proposal"})
+    assert notice(turned.text).startswith("Turning down a proposed approval needs the mlro")
+    long = await client.post(
+        decisions,
+        data={"csrf_token": csrf, "action": "reject", "rejection_reason": "x" * 2001},
+    )
+    assert long.status_code == 400
+    beside = re.search(r'id="f-rejection_reason-error">([^<]+)<', long.text)
+    assert beside
+    assert beside.group(1).startswith("The rejection reason can be at most 2000 characters")
+    comment = await client.post(
+        decisions, data={"csrf_token": csrf, "action": "hold", "decision_comment": "x" * 4001}
+    )
+    assert re.search(r'id="f-decision_comment-error">The comment can be at most', comment.text)
+    assert (await row(runtime, client_id)).status == "pending_approval"
+
+    # The information-request form: an item's refusal beside that item's prompt.
+    raised = await client.post(
+        f"/dashboard/applications/{client_id}/info-requests",
+        data={
+            "csrf_token": csrf,
+            "comment": "Two things",
+            "item_type_0": "question",
+            "item_prompt_0": "p" * 2001,
+        },
+    )
+    assert raised.status_code == 400
+    prompt = re.search(r'id="f-item_prompt_0-error">([^<]+)<', raised.text)
+    assert prompt
+    assert prompt.group(1).startswith("The prompt of item 1 can be at most")
+    for page in (other, turned, long, comment, raised):
+        said = re.findall(r'id="(?:decision-error|f-[a-z_0-9]+-error)">([^<]+)<', page.text)
+        assert said
+        for words in said:
+            for name in ("rejectionReason", "reject_proposal", "countersign action", "items."):
+                assert name not in words, words
+            assert "must be" not in words, words

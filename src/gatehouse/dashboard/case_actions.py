@@ -24,7 +24,6 @@ from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
 from gatehouse.decisions.service import make_decision
 from gatehouse.domain.principals import StaffPrincipal
-from gatehouse.domain.status import NotPermitted
 from gatehouse.erasure.service import erase_application, erase_documents
 from gatehouse.errors import invalid_argument
 from gatehouse.info_requests import service as info_requests
@@ -37,10 +36,12 @@ from gatehouse.web.rendering import see_other
 router = APIRouter(include_in_schema=False)
 
 MAX_ITEMS_ON_FORM = 3
-COUNTERSIGN_REFUSED = (
-    "You proposed this approval, so you cannot countersign it: "
-    "a second staff member (mlro or above) must countersign."
-)
+# The service's field names → the request form's (an item's prompt and type beside its row).
+REQUEST_FIELDS = {
+    "comment": "comment",
+    **{f"items.{i}.prompt": f"item_prompt_{i}" for i in range(MAX_ITEMS_ON_FORM)},
+    **{f"items.{i}.type": f"item_type_{i}" for i in range(MAX_ITEMS_ON_FORM)},
+}
 
 
 def _text(form: FormData, name: str) -> str:
@@ -85,20 +86,23 @@ async def decide(request: Request, client_id: str) -> Response:
         return see_other(f"/dashboard/applications/{client_id}?done=decision")
 
     async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
-        message = refused.message
-        if _text(form, "action") == "countersign" and isinstance(refused.error, NotPermitted):
-            message = COUNTERSIGN_REFUSED
+        # The service's refusals are in words (domain/status.py): shown as they are, above the
+        # form and beside the field they concern.
         return await render_case(
             request,
             viewer,
             client_id,
             errors=refused.errors,
             form=dict(form),
-            decision_error=message,
+            decision_error=refused.message,
             status_code=refused.status_code,
         )
 
-    fields = {"rejectionReason": "rejection_reason", "acknowledgeUnsatisfied": "acknowledge_reason"}
+    fields = {
+        "comment": "decision_comment",
+        "rejectionReason": "rejection_reason",
+        "acknowledgeUnsatisfied": "acknowledge_reason",
+    }
     return await form_action(request, again, run, fields=fields, default=None)
 
 
@@ -177,7 +181,7 @@ async def raise_info_request(request: Request, client_id: str) -> Response:
         return see_other(f"/dashboard/applications/{client_id}?done=raised")
 
     page = _case_page(request, client_id)
-    return await form_action(request, page, run, fields={"comment": "comment"}, default="items")
+    return await form_action(request, page, run, fields=REQUEST_FIELDS, default="items")
 
 
 async def _application_of_request(request: Request, request_id: str) -> str | None:

@@ -38,14 +38,20 @@ class HistoryEntry:
 
 
 def clean_comment(
-    value: str | None, field: str = "comment", limit: int = MAX_COMMENT
+    value: str | None,
+    field: str = "comment",
+    limit: int = MAX_COMMENT,
+    label: str = "The comment",
 ) -> str | None:
-    """Trimmed; an empty comment is none; longer than `limit` is invalid-argument."""
+    """Trimmed; an empty comment is none; longer than `limit` is invalid-argument, said in
+    words (`label`), the field named in the error's details."""
     if value is None:
         return None
     text = value.strip()
     if len(text) > limit:
-        raise InvalidInput(f"{field} must be at most {limit} characters.", field=field)
+        raise InvalidInput(
+            f"{label} can be at most {limit} characters; this one has {len(text)}.", field=field
+        )
     return text or None
 
 
@@ -61,7 +67,9 @@ def plan_decision(
 ) -> tuple[DecisionMove, HistoryEntry]:
     """The move a staff decision makes and the history entry it writes."""
     cleaned_comment = clean_comment(comment)
-    cleaned_reason = clean_comment(rejection_reason, "rejectionReason", MAX_REJECTION_REASON)
+    cleaned_reason = clean_comment(
+        rejection_reason, "rejectionReason", MAX_REJECTION_REASON, "The rejection reason"
+    )
     move = decide(
         state, action, actor_id=actor_id, actor_role=actor_role, rejection_reason=cleaned_reason
     )

@@ -92,23 +92,50 @@ def _text(value: object, field: str, limit: int) -> str:
     return text
 
 
+def _staff_text(value: object, field: str, limit: int, *, empty: str, label: str) -> str:
+    """A staff-written text of a request, refused in words (the field in the details)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(empty, field=field)
+    text = value.strip()
+    if len(text) > limit:
+        raise InvalidInput(
+            f"{label} can be at most {limit} characters; this one has {len(text)}.", field=field
+        )
+    return text
+
+
 def new_request(comment: object, items: object) -> NewRequest:
-    """Validate a staff request body `{comment, items: [{type, prompt}]}`."""
-    checked_comment = _text(comment, "comment", MAX_COMMENT)
+    """Validate a staff request body `{comment, items: [{type, prompt}]}`; each refusal says
+    in words what to change, the field it concerns in its details."""
+    checked_comment = _staff_text(
+        comment,
+        "comment",
+        MAX_COMMENT,
+        empty="Write a comment the applicant will read.",
+        label="The comment",
+    )
     if not isinstance(items, list) or not items:
-        raise InvalidInput("items must be a nonempty list.", field="items")
+        raise InvalidInput("Add at least one item for the applicant to answer.", field="items")
     if len(items) > MAX_ITEMS:
-        raise InvalidInput(f"items holds at most {MAX_ITEMS} entries.", field="items")
+        raise InvalidInput(f"A request can hold at most {MAX_ITEMS} items.", field="items")
     checked: list[NewItem] = []
     for index, item in enumerate(items):
+        number = index + 1
         if not isinstance(item, Mapping):
-            raise InvalidInput("Each item must be an object.", field=f"items.{index}")
+            raise InvalidInput(f"Item {number} needs a type and a prompt.", field=f"items.{index}")
         item_type = item.get("type")
         if item_type not in ITEM_TYPES:
             raise InvalidInput(
-                f"type must be one of {', '.join(ITEM_TYPES)}.", field=f"items.{index}.type"
+                f"Choose what item {number} asks for: one of {', '.join(ITEM_TYPES)}.",
+                field=f"items.{index}.type",
             )
-        prompt = _text(item.get("prompt"), f"items.{index}.prompt", MAX_PROMPT)
+        prompt = _staff_text(
+            item.get("prompt"),
+            f"items.{index}.prompt",
+            MAX_PROMPT,
+            empty=f"Write the prompt of item {number}.",
+            label=f"The prompt of item {number}",
+        )
         checked.append(NewItem(type=str(item_type), prompt=prompt))
     return NewRequest(comment=checked_comment, items=tuple(checked))
 

@@ -84,6 +84,24 @@ RELEASE = DecisionAction.RELEASE
 
 DECISION_ACTIONS: tuple[str, ...] = tuple(DecisionAction)
 
+# Each decision action in words, for the refusals people read (the dashboard shows them as
+# they are; the staff API's `details` name the field).
+ACTION_WORDS: dict[str, str] = {
+    APPROVE: "Proposing approval",
+    COUNTERSIGN: "Countersigning an approval",
+    REJECT_PROPOSAL: "Turning down a proposed approval",
+    REJECT: "Rejecting an application",
+    HOLD_ACTION: "Putting an application on hold",
+    RELEASE: "Releasing an application from hold",
+}
+UNKNOWN_ACTION = (
+    "Choose one of the decisions: approve, countersign, reject_proposal, reject, hold or release."
+)
+PROPOSER_COUNTERSIGNING = (
+    "You proposed this approval, so you cannot countersign it: "
+    "a second staff member (mlro or above) must countersign."
+)
+
 # The least staff role each decision action needs.
 REQUIRED_ROLE: dict[str, Role] = {
     APPROVE: Role.ANALYST,
@@ -175,11 +193,16 @@ def refusal(
     (docs/reference/staff-api.md §6.2, §6.3).
     """
     if action not in DECISION_ACTIONS:
-        return InvalidInput(f"action must be one of {', '.join(DECISION_ACTIONS)}.", field="action")
+        return InvalidInput(UNKNOWN_ACTION, field="action")
     needed = REQUIRED_ROLE[action]
     if role_rank(actor_role) < role_rank(needed):
-        return NotPermitted(f"The {action} action needs the {needed} role or higher.")
+        return role_refusal(action)
     return _state_refusal(state, action, actor_id)
+
+
+def role_refusal(action: str) -> NotPermitted:
+    """The refusal of an action to a role below the one it needs, in words."""
+    return NotPermitted(f"{ACTION_WORDS[action]} needs the {REQUIRED_ROLE[action]} role or above.")
 
 
 def _state_refusal(state: CaseState, action: str, actor_id: str) -> CaseRuleError | None:
@@ -192,9 +215,9 @@ def _state_refusal(state: CaseState, action: str, actor_id: str) -> CaseRuleErro
                 "Only a proposed approval (pending_approval) can be countersigned."
             )
         if state.proposed_by is not None and state.proposed_by == actor_id:
-            return NotPermitted("The proposer cannot countersign their own proposal.")
+            return NotPermitted(PROPOSER_COUNTERSIGNING)
     if action == REJECT_PROPOSAL and current != PENDING_APPROVAL:
-        return MoveNotAllowed("Only a proposed approval (pending_approval) can be rejected.")
+        return MoveNotAllowed("Only a proposed approval (pending_approval) can be turned down.")
     if action == REJECT and current == REJECTED:
         return MoveNotAllowed("The application is already rejected.")
     if action == HOLD_ACTION and current == HOLD:
@@ -228,10 +251,10 @@ def decide(
     state (failed-precondition) and the four-eyes rule of countersigning (permission-denied).
     """
     if action not in DECISION_ACTIONS:
-        raise InvalidInput(f"action must be one of {', '.join(DECISION_ACTIONS)}.", field="action")
+        raise InvalidInput(UNKNOWN_ACTION, field="action")
     needed = REQUIRED_ROLE[action]
     if role_rank(actor_role) < role_rank(needed):
-        raise NotPermitted(f"The {action} action needs the {needed} role or higher.")
+        raise role_refusal(action)
     reason = None
     if action == REJECT:
         reason = (rejection_reason or "").strip()
