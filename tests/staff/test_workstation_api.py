@@ -14,6 +14,7 @@ from sqlalchemy import select
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Decision
 from gatehouse.storage.tables.core import AuditEntry
+from gatehouse.storage.tables.workstation import CaseNote
 from gatehouse.timeutil import parse_ts
 from tests.support.cases import (
     CaseFixture,
@@ -110,10 +111,23 @@ async def test_notes_of_unknown_and_erased_applications(
     assert unknown.status_code == 404
     path = f"/staff/v1/applications/{case.client_id}/notes"
     assert (await client.post(path, json={"text": "Private"}, headers=analyst.headers)).is_success
+    proposed = await decide(
+        client, analyst, case.client_id, action="approve", acknowledgeUnsatisfied="Seen"
+    )
+    assert proposed.status_code == 200, proposed.text
     erased = await client.post(
         f"/staff/v1/applications/{case.client_id}/erase", headers=admin.headers
     )
     assert erased.status_code == 200
+    # Erasure takes staff free text about the applicant too: the notes' rows, and the reason
+    # given for the proposal (the keys of the items stay: they name no one).
+    async with runtime.db.read() as session:
+        left = await session.scalars(
+            select(CaseNote.id).where(CaseNote.application_id == case.client_id)
+        )
+        assert left.all() == []
+    [row] = await history_rows(runtime, case.client_id)
+    assert (row.acknowledgement, row.acknowledged_items) == (None, ["passport"])
     assert (await client.get(path, headers=analyst.headers)).status_code == 404
     assert (await client.post(path, json={"text": "x"}, headers=analyst.headers)).status_code == 410
 
