@@ -23,6 +23,7 @@ def accept_invite_in_browser(page: Any, staff: StaffFixture, password: str = PAS
     page.get_by_role("button", name="Set password").click()
     expect(page.get_by_role("heading", name="Set up your authenticator")).to_be_visible()
     staff.password = password
+    remember(password)
     staff.totp_secret = page.locator("#totp-secret").inner_text().replace(" ", "")
     remember(staff.totp_secret)
     page.get_by_label("Code from the app").fill(next_code(staff))

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -35,6 +36,7 @@ from tests.e2e.staff_pages import (
 from tests.pages.helpers import PASSWORD
 from tests.support.databases import clear_all_tables
 from tests.support.factories import StaffFixture, make_staff
+from tests.support.leaks import remember
 from tests.support.live import free_port, serve_in_thread
 from tests.support.oidc_provider import CLIENT_ID, CLIENT_SECRET, oidc_provider, set_user
 from tests.support.processes import clean_env, started
@@ -224,8 +226,12 @@ def test_single_sign_on_through_a_real_provider(database_url: str) -> None:
         person = staff_of(settings, "mlro")
         set_user(issuer, "ada", person.email)
         set_user(issuer, "eve", "eve@elsewhere.test")
+        remember(CLIENT_SECRET)
         with chromium() as browser:
             page = browser.new_context(viewport=DESKTOP).new_page()
+            # The provider's authorization codes join the log leak check.
+            codes: list[str] = []
+            page.on("request", lambda request: codes.extend(codes_in(request.url)))
             page.goto(base + "/dashboard/tenants")
             page.get_by_role("link", name="Sign in with your organisation").click()
             page.wait_for_url(re.compile(re.escape(issuer) + "/oauth2/authorize.*"))
@@ -233,6 +239,7 @@ def test_single_sign_on_through_a_real_provider(database_url: str) -> None:
             page.get_by_role("button", name="Authorize").click()
             page.wait_for_url(base + "/dashboard/tenants")
             expect(page.get_by_role("heading", name="Tenants")).to_be_visible()
+            assert codes, "the provider sent no code back"
             page.get_by_role("button", name="Sign out", exact=True).click()
 
             # Someone the provider knows but Gatehouse does not: refused.
@@ -242,6 +249,17 @@ def test_single_sign_on_through_a_real_provider(database_url: str) -> None:
             expect(page.get_by_role("alert")).to_contain_text("Single sign-on did not sign you in")
             page.goto(base + "/dashboard")
             assert "/dashboard/sign-in" in page.url
+
+
+def codes_in(url: str) -> list[str]:
+    """The authorization codes a callback URL carries, remembered as secrets."""
+    parts = urlsplit(url)
+    if not parts.path.endswith("/dashboard/sign-in/oidc/callback"):
+        return []
+    found = parse_qs(parts.query).get("code", [])
+    for code in found:
+        remember(code)
+    return found
 
 
 def test_a_deactivation_through_another_process_ends_a_live_session(
