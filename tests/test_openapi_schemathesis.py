@@ -6,8 +6,8 @@ verification client's Basic credentials): no answer may be a 5xx, and every answ
 documented: its status among the operation's responses, its body in the schema the document
 gives for that status, its content type and its required headers (Service-Request-Id;
 RateLimit-* on /v1 successes; Retry-After on 429). Positive data for every operation, invalid
-data (negative mode) for those with a body or query parameters. Bounded: a few examples per
-operation.
+data (negative mode) for those with a body, query parameters or request headers (the
+`Idempotency-Key` of every /v1 write). Bounded: a few examples per operation.
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def test_no_server_error_and_every_answer_documented(
     assert {"v1", "staff", "portal", "verify"} <= surfaces
     failures: list[str] = []
     for operation in operations:
-        if mode == GenerationMode.NEGATIVE and not (len(operation.body) or len(operation.query)):
+        negatable = len(operation.body) or len(operation.query) or len(operation.headers)
+        if mode == GenerationMode.NEGATIVE and not negatable:
             continue  # nothing to negate: string path parameters accept any string
 
         strategies = [(operation.as_strategy(generation_mode=mode), MAX_EXAMPLES)]

@@ -118,6 +118,85 @@ async def test_every_json_route_is_a_complete_operation(
     assert len(ids) == len(set(ids)), "operationIds repeat"
 
 
+# An operationId naming a create: its POST answers 201 (docs/api-reference.md §1).
+CREATES = re.compile(r"^(create|add|register|raise|replay|upload|invite)[A-Z]")
+# A create that answers 200 by the contract: the verification callback registration replaces
+# the one before it (docs/reference/verification.md).
+NOT_CREATED = {"registerVerificationCallback"}
+
+
+def _typed(document: dict[str, Any], schema: dict[str, Any]) -> bool:
+    """Whether a schema says what the body holds: an object names its properties."""
+    schema = _resolve(document, schema)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            return all(_typed(document, part) for part in schema[key])
+    if schema.get("type") == "object":
+        return bool(schema.get("properties"))
+    return bool(schema.get("type"))
+
+
+async def test_answers_are_typed_with_exact_codes_and_headers(document: dict[str, Any]) -> None:
+    """Every success answer has a typed body or is a 204 without one; creates are 201; every
+    error carries its surface's error body; /v1 successes name the RateLimit-* headers; every
+    path and query parameter is declared with a schema."""
+    problems = []
+    for method, path, operation in all_operations(document):
+        name = f"{method.upper()} {path} ({operation['operationId']})"
+        surface = surface_of(path)
+        responses = operation["responses"]
+        for status, answer in responses.items():
+            content = answer.get("content", {})
+            if status == "204":
+                if content:
+                    problems.append(f"{name}: 204 with a body")
+            elif status.startswith("2"):
+                if not content:
+                    problems.append(f"{name}: {status} without a body (204?)")
+                for media_type, media in content.items():
+                    if not _typed(document, media.get("schema", {})):
+                        problems.append(f"{name}: {status} {media_type} is untyped")
+                if surface == "tenant":
+                    missing = {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"}
+                    missing -= set(answer["headers"])
+                    if missing:
+                        problems.append(f"{name}: {status} lacks {sorted(missing)}")
+            else:
+                error = "VerifyError" if surface == "verify" else "Error"
+                schema = content.get("application/json", {}).get("schema", {})
+                if schema != {"$ref": f"#/components/schemas/{error}"}:
+                    problems.append(f"{name}: {status} is not the {error} body")
+        is_create = CREATES.match(operation["operationId"])
+        exempt = operation["operationId"] in NOT_CREATED
+        if method == "post" and is_create and not exempt and "201" not in responses:
+            problems.append(f"{name}: a create without 201")
+        if "201" in responses and method != "post":
+            problems.append(f"{name}: 201 on {method.upper()}")
+        parameters = operation.get("parameters", [])
+        for parameter in parameters:
+            if "schema" not in parameter:
+                problems.append(f"{name}: parameter {parameter['name']} has no schema")
+            if parameter["in"] == "query" and not parameter.get("description"):
+                problems.append(f"{name}: query parameter {parameter['name']} undescribed")
+        for parameter_name in re.findall(r"\{([^}]+)\}", path):
+            if not any(p["in"] == "path" and p["name"] == parameter_name for p in parameters):
+                problems.append(f"{name}: path parameter {parameter_name} undeclared")
+        if "requestBody" in operation:
+            for media_type, media in operation["requestBody"]["content"].items():
+                if not _typed(document, media.get("schema", {})):
+                    problems.append(f"{name}: request body {media_type} is untyped")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_typed_check_sees_an_untyped_answer() -> None:
+    document: dict[str, Any] = {"components": {"schemas": {"Loose": {"type": "object"}}}}
+    assert not _typed(document, {"$ref": "#/components/schemas/Loose"})
+    assert not _typed(document, {})
+    assert not _typed(document, {"anyOf": [{"type": "null"}, {"type": "object"}]})
+    assert _typed(document, {"type": "object", "properties": {"a": {"type": "string"}}})
+    assert _typed(document, {"type": "string", "format": "binary"})
+
+
 async def test_security_schemes_and_headers(document: dict[str, Any]) -> None:
     schemes = document["components"]["securitySchemes"]
     assert schemes["apiKey"]["scheme"] == "bearer"

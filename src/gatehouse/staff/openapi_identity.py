@@ -36,7 +36,7 @@ INVITE_EXAMPLE: Invite = {
     "inviteExpiresAt": "2026-11-25T10:00:00.000Z",
 }
 TOKEN_EXAMPLE: PersonalToken = {
-    "tokenId": "tok_9f8e7d6c5b4a",
+    "tokenId": "stk_9f8e7d6c5b4a",
     "name": "reporting script",
     "status": "active",
     "createdAt": "2026-11-01T08:00:00.000Z",
@@ -44,6 +44,8 @@ TOKEN_EXAMPLE: PersonalToken = {
     "revokedAt": None,
 }
 ROLE = {"type": "string", "enum": list(Role)}
+# Personal tokens need no role: any staff member manages their own (the security names none).
+OWN_TOKENS = "Any staff member, for their own tokens only (docs/reference/staff-api.md §9.6)."
 
 OPERATIONS: OperationTable = {
     ("POST", "/staff/v1/staff"): Op(
@@ -96,18 +98,21 @@ OPERATIONS: OperationTable = {
         "listPersonalTokens",
         "List your own personal tokens",
         {200: PersonalTokenList},
+        description=OWN_TOKENS,
         answer_example={"data": [TOKEN_EXAMPLE]},
     ),
     ("POST", "/staff/v1/tokens"): Op(
         "createPersonalToken",
         "Create a personal token (shown once)",
         {201: CreatedPersonalToken},
+        description=OWN_TOKENS,
         example={"name": "reporting script", "expiresInDays": 30},
     ),
     ("POST", "/staff/v1/tokens/{tokenId}/revoke"): Op(
         "revokePersonalToken",
         "Revoke one of your personal tokens",
         {200: PersonalToken},
+        description=OWN_TOKENS,
         answer_example={
             **TOKEN_EXAMPLE,
             "status": "revoked",

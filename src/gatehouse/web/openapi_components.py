@@ -170,7 +170,7 @@ PATH_EXAMPLES = {
     "documentId": "doc_1a2b3c4d5e6f",
     "uuid": "0b5f1c3e-8a52-4e1b-9d7e-2f4a6c8e0b13",
     "staffId": "stf_1a2b3c4d5e6f",
-    "tokenId": "tok_9f8e7d6c5b4a",
+    "tokenId": "stk_9f8e7d6c5b4a",
     "keyId": "k3y1d0a1b2c3d4e5",
 }
 _PARAM = re.compile(r"\{([^}:]+)\}")
