@@ -1,8 +1,8 @@
 """Erasure reaches everything: after it, no table of the database (every column, read raw) and
 no store holds the applicant's email, company name, reference, form answers, item answers,
-document bytes or event bodies; pending deliveries of the application's events are cancelled
-and the stored bodies are tombstones. On every store, on SQLite and on PostgreSQL
-(GATEHOUSE_TEST_DATABASE_URL)."""
+documents' file names, document bytes or event bodies; pending deliveries of the
+application's events are cancelled and the stored bodies are tombstones. On every store, on
+SQLite and on PostgreSQL (GATEHOUSE_TEST_DATABASE_URL)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ async def test_erasure_leaves_nothing_of_the_applicant(
     form_answer = secret_marker("form-answer")
     item_answer = secret_marker("item-answer")
     document_marker = secret_marker("document-bytes")
+    file_name = secret_marker("Jane-Doe-passport")
     markers = {
         "email": email.encode(),
         "reference": reference,
@@ -47,6 +48,7 @@ async def test_erasure_leaves_nothing_of_the_applicant(
         "form answer": form_answer,
         "item answer": item_answer,
         "document bytes": document_marker,
+        "file name": file_name,
     }
     async with document_app(database_url, document_store=store_location) as app:
         client = app.client
@@ -62,7 +64,12 @@ async def test_erasure_leaves_nothing_of_the_applicant(
             json={"companyName": company.decode(), "fields": {"taxNumber": form_answer.decode()}},
         )
         assert saved.status_code == 200, saved.text
-        first = await upload(client, pdf_bytes(document_marker, size=200_000), "application/pdf")
+        first = await upload(
+            client,
+            pdf_bytes(document_marker, size=200_000),
+            "application/pdf",
+            filename=file_name.decode() + ".pdf",
+        )
         second = await upload(client, png_bytes(document_marker), "image/png", document_type="id")
         assert first.status_code == second.status_code == 201
         admin = await make_staff(app.runtime, "admin")
@@ -85,7 +92,7 @@ async def test_erasure_leaves_nothing_of_the_applicant(
 
         before = await raw_database(app.runtime)
         # The scan sees what is there: the applicant's data, in clear, before erasure...
-        for name in ("email", "reference", "company", "form answer", "item answer"):
+        for name in ("email", "reference", "company", "form answer", "item answer", "file name"):
             assert holding(before, markers[name]), f"{name} not found before erasure"
         assert "events.body" in holding(before, reference)
         # ...but never the document bytes: they are sealed at rest.
