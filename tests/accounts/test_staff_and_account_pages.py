@@ -24,6 +24,9 @@ from tests.support.leaks import remember
 INVITE_RE = re.compile(r'id="invite-url">([^<]+)<')
 TOKEN_RE = re.compile(r'id="new-staff-token">([^<]+)<')
 FAILED = "Sign-in failed. Check your email, password and code."
+# Times on the pages read like `24 Nov 2026, 10:05 UTC`, never as RFC 3339.
+HUMAN_TIME = re.compile(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC")
+RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 
 
 @pytest.fixture
@@ -69,6 +72,9 @@ async def test_an_invite_from_the_staff_page_is_shown_once_and_works(
     assert "/dashboard/invite/" not in again.text
     assert "ada@example.test" in again.text
     assert "invite not used yet" in again.text
+    assert HUMAN_TIME.search(again.text)  # the admin's last sign-in
+    assert '<td class="small">never</td>' in again.text  # Ada's
+    assert not RFC3339.search(again.text)
     assert (await other.get(urlsplit(url).path)).status_code == 200
     # An admin may not invite an admin; nobody is created.
     refused = await client.post(
@@ -216,6 +222,9 @@ async def test_personal_tokens_on_the_account_page(
     page = await client.get("/dashboard/account")
     assert token not in page.text
     assert mine["ci"]["tokenId"] in page.text
+    assert HUMAN_TIME.search(page.text)
+    assert '<td class="small">never</td>' in page.text  # the first token's expiry
+    assert not RFC3339.search(page.text)
     # Nobody revokes another's token; the owner does, and it stops at once.
     first_token = mine["First token"]["tokenId"]
     client.cookies.clear()
