@@ -1,4 +1,4 @@
-"""What a staff member has enrolled, and invites (docs/staff-identity.md "Invites").
+"""What a staff member has enrolled, and invites (docs/staff-identity.md "The invite").
 
 An invite is a single-use link `PUBLIC_URL/dashboard/invite/<token>`, valid 72 hours, where
 the person sets a password and (unless GATEHOUSE_STAFF_MFA=off) enrols TOTP. Only a keyed

@@ -1,4 +1,4 @@
-"""Passkeys (WebAuthn) as a second factor (docs/staff-identity.md "Passkeys").
+"""Passkeys (WebAuthn) as a second factor (docs/staff-identity.md "Your account").
 
 A signed-in staff member enrols several passkeys, names them and removes them; at sign-in a
 passkey stands in for the TOTP code. The relying party is PUBLIC_URL's host, and only

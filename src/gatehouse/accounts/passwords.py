@@ -1,4 +1,4 @@
-"""Staff passwords: the policy, and argon2id hashing (docs/staff-identity.md "Passwords").
+"""Staff passwords: the policy, and argon2id hashing (docs/staff-identity.md "The invite").
 
 A password has at least 12 characters (at most 256) and is refused when it is common: found in
 zxcvbn's list of frequent passwords, or guessable by zxcvbn's estimator (score below 3) with

@@ -1,5 +1,5 @@
 """Second factors by code: TOTP (RFC 6238: 6 digits, 30 s, SHA-1) and recovery codes
-(docs/staff-identity.md "Second factors").
+(docs/staff-identity.md "The invite", "Signing in").
 
 A TOTP code is accepted for the time step before, at and after now, and only for a step
 later than the last one accepted for the person, so a code works once. Recovery codes are ten

@@ -1,4 +1,4 @@
-"""Invite and enrolment pages (docs/staff-identity.md "Invites").
+"""Invite and enrolment pages (docs/staff-identity.md "The invite").
 
 `GET /dashboard/invite/<token>` shows the password form and consumes nothing (link scanners
 are safe); posting it uses the invite. A used, expired, revoked or unknown invite answers 410
