@@ -18,6 +18,7 @@ from gatehouse.api.openapi import OPERATIONS as tenant_operations
 from gatehouse.api.routes import router as tenant_router
 from gatehouse.api.webhooks import router as webhooks_router
 from gatehouse.dashboard.routes import router as dashboard_router
+from gatehouse.domain.event_types import EventType
 from gatehouse.portal.openapi import OPERATIONS as portal_operations
 from gatehouse.portal.routes import router as portal_router
 from gatehouse.runtime import Runtime
@@ -152,6 +153,18 @@ def _operation_name(event_type: str) -> str:
     return "on" + "".join(word.capitalize() for word in words)
 
 
+def _webhook_description(event_type: EventType) -> str:
+    if event_type == EventType.WEBHOOK_TEST:
+        return (
+            "Sent only by `POST /v1/webhooks/{id}/test`, once, to that endpoint whatever its "
+            "`events` filter; nothing is stored (docs/reference/webhooks.md §4.10)."
+        )
+    return (
+        "POSTed to every enabled endpoint whose `events` filter matches "
+        "(docs/reference/webhooks.md §5, §6)."
+    )
+
+
 def webhook_section() -> dict[str, openapi.Webhook]:
     """Every event type of the catalogue (envelope and `data`), and the verification callback."""
     hooks = {
@@ -162,8 +175,7 @@ def webhook_section() -> dict[str, openapi.Webhook]:
             data=data,
             event_type=str(event_type),
             headers=openapi.GATEHOUSE_DELIVERY_HEADERS,
-            description="POSTed to every enabled endpoint whose `events` filter matches "
-            "(docs/reference/webhooks.md §5, §6).",
+            description=_webhook_description(event_type),
             example=webhook_schemas.event_example(event_type),
         )
         for event_type, data in webhook_schemas.EVENT_DATA.items()

@@ -316,6 +316,13 @@ async def test_webhooks_cover_the_catalogue_and_the_callback(document: dict[str,
     )
     schema = submitted["requestBody"]["content"]["application/json"]["schema"]
     assert schema["allOf"][1]["properties"]["type"] == {"const": "application.submitted"}
+    # What the receiver's answer means: 410 disables the endpoint; a test send and a callback
+    # have no such rule.
+    assert set(submitted["responses"]) == {"2XX", "410", "default"}
+    assert set(hooks["webhook.test"]["post"]["responses"]) == {"2XX", "default"}
+    assert "never retried" in hooks["webhook.test"]["post"]["responses"]["default"]["description"]
+    assert "POST /v1/webhooks/{id}/test" in hooks["webhook.test"]["post"]["description"]
+    assert set(hooks["verification.callback"]["post"]["responses"]) == {"2XX", "default"}
     callback = hooks["verification.callback"]["post"]["requestBody"]["content"]
     properties = _resolve(document, callback["application/json"]["schema"])["properties"]
     assert set(properties) == {

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gatehouse.domain.event_types import EventType
 from gatehouse.web.openapi_components import Schemas
 
 GATEHOUSE_DELIVERY_HEADERS: tuple[tuple[str, str], ...] = (
@@ -43,6 +44,37 @@ class Webhook:
     example: Any = None
 
 
+def _answers(event_type: str | None) -> dict[str, Any]:
+    """What the receiver's answer means. A real event: any 2xx is delivered, 410 disables the
+    endpoint, anything else is tried again (429 or 503 may say when). A test send is posted
+    once and its answer only reported. A verification callback (no event type) is retried."""
+    if event_type is None:
+        return {
+            "2XX": {"description": "Received; any 2xx counts as delivered."},
+            "default": {"description": "Not received; the callback is tried again."},
+        }
+    if event_type == EventType.WEBHOOK_TEST:
+        return {
+            "2XX": {"description": "Received: the test answers `success: true`."},
+            "default": {
+                "description": "Reported in the test's answer (`httpStatus`, "
+                "`responseSnippet`); never retried, and nothing changes on the endpoint "
+                "(docs/reference/webhooks.md §4.10)."
+            },
+        }
+    return {
+        "2XX": {"description": "Received; any 2xx counts as delivered."},
+        "410": {
+            "description": "Gone for good: the endpoint is disabled at once (`receiver_gone`) "
+            "and its pending deliveries become dead (docs/reference/webhooks.md §6.6)."
+        },
+        "default": {
+            "description": "Not received; the delivery is tried again on its schedule. A 429 "
+            "or 503 may say when with `Retry-After` (docs/reference/webhooks.md §6.4, §6.5)."
+        },
+    }
+
+
 def webhook_item(hook: Webhook, schemas: Schemas) -> dict[str, Any]:
     envelope = schemas.of(hook.body)
     if hook.data is not None:
@@ -77,10 +109,7 @@ def webhook_item(hook: Webhook, schemas: Schemas) -> dict[str, Any]:
             for name, text in hook.headers
         ],
         "requestBody": {"required": True, "content": {"application/json": media}},
-        "responses": {
-            "2XX": {"description": "Received; any 2xx counts as delivered."},
-            "default": {"description": "Not received; the delivery is tried again."},
-        },
+        "responses": _answers(hook.event_type),
     }
     if hook.description:
         operation["description"] = hook.description
