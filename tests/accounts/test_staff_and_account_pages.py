@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry
-from tests.pages.helpers import PASSWORD, RECOVERY_RE, csrf_of, dashboard_sign_in
+from tests.pages.helpers import PASSWORD, RECOVERY_RE, csrf_of, dashboard_sign_in, next_code
 from tests.support.factories import StaffFixture, make_staff
 from tests.support.leaks import remember
 
@@ -281,3 +281,15 @@ async def test_new_recovery_codes_retire_the_old_ones(
     assert [a for a, _, _ in await audit_of(runtime, "staff.recovery_codes_renewed")] == [
         "staff.recovery_codes_renewed"
     ]
+
+
+async def test_a_code_typed_the_way_the_app_shows_it_is_accepted(
+    client: httpx.AsyncClient, runtime: Runtime, staff: StaffFixture
+) -> None:
+    await dashboard_sign_in(client, staff)
+    code = next_code(staff)
+    assert await second_step(client, staff, f" {code[:3]} {code[3:]} ") == 303
+    assert (await client.get("/dashboard")).status_code == 200
+    # Spaces do not make a spent code new again, nor a wrong one right.
+    assert await second_step(client, staff, f"{code[:3]} {code[3:]}") == 400
+    assert await second_step(client, staff, "123 45") == 400

@@ -75,6 +75,13 @@ def test_totp_accepts_one_step_either_side_once() -> None:
     assert "otpauth://totp/" in totp.provisioning_uri(secret, "a@b.c")
 
 
+def test_codes_lose_their_spaces() -> None:
+    assert totp.compact_code(" 123 456 ") == "123456"
+    assert totp.compact_code("123\u00a0456") == "123456"  # a no-break space, pasted
+    assert totp.looks_like_totp(totp.compact_code("12 34 56"))
+    assert not totp.looks_like_totp(totp.compact_code("123 45"))
+
+
 def test_recovery_codes_shapes() -> None:
     codes = totp.new_recovery_codes()
     assert len(codes) == 10

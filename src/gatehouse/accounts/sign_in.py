@@ -194,11 +194,12 @@ async def _use_code(
     now: datetime,
 ) -> str | None:
     """Accept a TOTP code (recording its step) or spend a recovery code: the method, or None."""
-    if totp.looks_like_totp(code):
+    compact = totp.compact_code(code)
+    if totp.looks_like_totp(compact):
         if credential.totp_secret_encrypted is None:
             return None
         secret = runtime.crypto.decrypt_text(credential.totp_secret_encrypted)
-        step = totp.matching_step(secret, code, now, credential.totp_last_step)
+        step = totp.matching_step(secret, compact, now, credential.totp_last_step)
         if step is None:
             return None
         credential.totp_last_step = step
@@ -270,7 +271,7 @@ async def finish_enrolment(
     secret = flow.payload.get("totp_secret")
     if staff_id is None or flow.purpose != "enrol" or not isinstance(secret, str):
         raise SignInFailed(flow_ended=True)
-    step = totp.matching_step(secret, code.strip(), ctx.now, None)
+    step = totp.matching_step(secret, totp.compact_code(code), ctx.now, None)
     if step is None:
         raise SignInFailed
     acting = as_staff(ctx, staff_id)

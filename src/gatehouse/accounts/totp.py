@@ -60,6 +60,11 @@ def step_of(moment: datetime) -> int:
     return int(moment.timestamp()) // INTERVAL
 
 
+def compact_code(code: str) -> str:
+    """A code as typed, without its spaces: apps show `123 456`, people type what they see."""
+    return "".join(code.split())
+
+
 def looks_like_totp(code: str) -> bool:
     return _CODE_RE.fullmatch(code) is not None
 
