@@ -22,6 +22,7 @@ from tests.support.processes import clean_env, started
 
 REQUESTS = "gatehouse_http_requests_total"
 LATENCY = "gatehouse_http_request_seconds"
+POOL = "gatehouse_db_connections_in_use"
 
 
 def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -117,6 +118,11 @@ def _metrics_dir(lines: list[str]) -> Path:
     raise AssertionError("no 'serving' line naming the metrics directory")
 
 
+def _started(lines: list[str]) -> int:
+    """How many serving processes have completed their start."""
+    return sum('"Application startup complete."' in line for line in lines)
+
+
 def _writers(directory: Path) -> set[str]:
     """The processes that wrote request counts into the shared directory."""
     return {file.stem.rpartition("_")[2] for file in directory.glob("counter_*.db")}
@@ -158,11 +164,24 @@ def test_serve_with_two_processes_counts_every_request_once(tmp_path: Path) -> N
         time.sleep(metrics.FLUSH_SECONDS * 2)
         assert _count(base, "/v1/intakes", "401") == sent
 
+        # Each serving process keeps its pool gauge, workers or not (--no-worker here).
+        with httpx.Client(base_url=base, timeout=10) as client:
+            pools = samples(client.get("/metrics").text)
+        assert (POOL, frozenset({("pool", "write")})) in pools
+
         # A process killed outright: what it counted is still counted, once.
         pid = int(sorted(_writers(directory))[0])
         os.kill(pid, signal.SIGKILL)
         server.wait_healthy(base)
         assert _count(base, "/v1/intakes", "401") == sent
+        # Stop only once uvicorn's replacement has started: a SIGTERM to the group while
+        # it is still being spawned kills it before uvicorn answers the supervisor's
+        # ping, and the supervisor then waits out its health-check timeout (60 s)
+        # before it stops (docs/operations.md, "Stopping").
+        deadline = time.monotonic() + patient(60)
+        while _started(server.stderr) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _started(server.stderr) >= 3
     # The directory belonged to this serve only.
     assert not directory.exists()
     access = [

@@ -32,6 +32,7 @@ from gatehouse.web import dispatch, handlers, openapi, readiness
 from gatehouse.web.edge import EdgeMiddleware
 from gatehouse.web.responses import JSONResponse
 from gatehouse.webhooks import schemas as webhook_schemas
+from gatehouse.workers import sample_pools
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
@@ -41,7 +42,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         metrics.process_started()
-        flusher = asyncio.create_task(metrics.flush_periodically())
+        # The pool gauge of this process, workers or not (docs/operations.md, "Metrics").
+        flusher = asyncio.create_task(
+            metrics.flush_periodically(sample=lambda: sample_pools(runtime))
+        )
         try:
             yield
         finally:

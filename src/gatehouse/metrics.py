@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 from bisect import bisect_left
+from collections.abc import Callable
 from pathlib import Path
 
 from prometheus_client import (
@@ -130,11 +131,16 @@ def exposition() -> bytes:
     return generate_latest(registry)
 
 
-async def flush_periodically(interval: float = FLUSH_SECONDS) -> None:
-    """Flush once per `interval` until cancelled (then flush once more)."""
+async def flush_periodically(
+    interval: float = FLUSH_SECONDS, sample: Callable[[], None] | None = None
+) -> None:
+    """Flush once per `interval` until cancelled (then flush once more); `sample`, when
+    given, runs before each flush (the serving process's pool gauge)."""
     try:
         while True:
             await asyncio.sleep(interval)
+            if sample is not None:
+                sample()
             flush()
     finally:
         flush()
