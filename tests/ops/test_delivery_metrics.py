@@ -20,15 +20,26 @@ from gatehouse.logs import json_handler
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.verification import VerificationCallback
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
+from gatehouse.verification.delivery import run_callback_worker
 from gatehouse.webhooks.delivery import DeliveryWorker
 from tests.ops.support import local
 from tests.support.factories import StaffFixture, TenantFixture
 from tests.support.leaks import remember
-from tests.verification.conftest import Verification
+from tests.support.live import serve_in_thread
+from tests.verification.conftest import Recorder, Verification
 from tests.webhooks.conftest import create_endpoint, emit, wait_until
 from tests.webhooks.receiver import Received, Receiver, running_receiver
 
 ATTEMPT_FIELDS = {"tenant_id", "endpoint_id", "event_id", "delivery_id", "attempt"}
+CALLBACK_FIELDS = {
+    "callback_id",
+    "client_uuid",
+    "event",
+    "attempt",
+    "http_status",
+    "error",
+    "latency_ms",
+}
 
 
 async def pending(runtime: Runtime) -> int:
@@ -261,3 +272,105 @@ async def test_queue_gauges_of_both_queues_and_the_pool_gauge(
         assert local("gatehouse_db_connections_in_use", pool="write") == idle + 1
     workers.sample_pools(runtime)
     assert local("gatehouse_db_connections_in_use", pool="write") == idle
+
+
+async def test_verification_callback_attempts_are_counted_and_logged(
+    runtime: Runtime,
+    client: httpx.AsyncClient,
+    staff: StaffFixture,
+    captured_logs: list[str],
+) -> None:
+    """Callbacks, like webhooks: one attempt line each with its ids, status and latency, the
+    attempt histogram, outcomes once recorded (retry, dropped after the fourth failure,
+    succeeded), and neither the passphrase nor the receiver's URL in any line."""
+    names = [
+        ("gatehouse_deliveries_total", {"queue": "verification_callbacks", "outcome": outcome})
+        for outcome in ("succeeded", "retry", "dropped")
+    ] + [("gatehouse_verification_callback_attempt_seconds_count", {})]
+    before = {name + str(labels): local(name, **labels) for name, labels in names}
+
+    def grew(name: str, **labels: str) -> float:
+        return local(name, **labels) - before[name + str(labels)]
+
+    first_line = len(captured_logs)
+    passphrase = "callback-pass-" + secrets.token_hex(12)
+    url_marker = "cbmarker" + secrets.token_hex(8)
+    remember(passphrase)
+    failing, answering = Recorder(status=503), Recorder(status=204)
+    verification = Verification(client, staff)
+    with (
+        serve_in_thread(lambda: failing) as failing_base,  # type: ignore[arg-type,return-value]
+        serve_in_thread(lambda: answering) as answering_base,  # type: ignore[arg-type,return-value]
+    ):
+        made = {}
+        for name, base in (("failing", failing_base), ("answering", answering_base)):
+            made[name] = await verification.create_client(name)
+            url = f"{base}/callback?token={url_marker}"
+            registered = await verification.register(made[name], url, passphrase=passphrase)
+            assert registered.status_code == 200, registered.text
+            customer = await verification.create_customer(made[name])
+            assert (await verification.set_status(customer["uuid"], 6)).status_code == 200
+
+        stop = asyncio.Event()
+        task = asyncio.create_task(run_callback_worker(runtime, stop, idle_seconds=0.05))
+        try:
+            await wait_until(lambda: _callbacks_finished(runtime), 20)
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 30)
+
+    # One attempt then three retries for the failing receiver (backoff scaled down by the
+    # suite's settings), one for the answering one.
+    assert len(failing.requests) == 4
+    assert len(answering.requests) == 1
+    assert grew("gatehouse_verification_callback_attempt_seconds_count") == 5
+    assert grew("gatehouse_deliveries_total", queue="verification_callbacks", outcome="retry") == 3
+    dropped = grew("gatehouse_deliveries_total", queue="verification_callbacks", outcome="dropped")
+    assert dropped == 1
+    succeeded = grew(
+        "gatehouse_deliveries_total", queue="verification_callbacks", outcome="succeeded"
+    )
+    assert succeeded == 1
+
+    lines = [json.loads(line) for line in captured_logs[first_line:]]
+    attempts = [line for line in lines if line["message"] == "verification callback attempt"]
+    assert len(attempts) == 5
+    for line in attempts:
+        assert set(line) >= CALLBACK_FIELDS, line
+        assert str(line["callback_id"]).startswith("vcb_"), line
+        assert line["event"] == "customer_status_changed"
+        assert isinstance(line["latency_ms"], float)
+        assert str(line["at"]).endswith("Z")
+    failing_uuid, answering_uuid = made["failing"]["clientUuid"], made["answering"]["clientUuid"]
+    assert sorted(
+        (line["attempt"], line["http_status"])
+        for line in attempts
+        if line["client_uuid"] == failing_uuid
+    ) == [(1, 503), (2, 503), (3, 503), (4, 503)]
+    assert [
+        (line["attempt"], line["http_status"], line["error"])
+        for line in attempts
+        if line["client_uuid"] == answering_uuid
+    ] == [(1, 204, None)]
+    (drop,) = [line for line in lines if line["message"] == "verification callback dropped"]
+    assert drop["level"] == "warning"
+    assert drop["client_uuid"] == failing_uuid
+    assert drop["attempt"] == 4
+
+    written = "\n".join(
+        line for line in captured_logs[first_line:] if '"logger":"gatehouse' in line
+    )
+    forbidden = [passphrase, url_marker, made["failing"]["clientSecret"]]
+    forbidden.append(made["answering"]["clientSecret"])
+    assert [value for value in forbidden if value in written] == []
+    assert "/callback?" not in written
+
+
+async def _callbacks_finished(runtime: Runtime) -> bool:
+    async with runtime.db.read() as session:
+        rows = await session.scalars(
+            select(VerificationCallback.id).where(
+                VerificationCallback.status.in_(("pending", "delivering"))
+            )
+        )
+        return not rows.all()
