@@ -83,8 +83,12 @@ def see_other(url: str, headers: Mapping[str, str] | None = None) -> Response:
 
 
 def static_file_path(name: str) -> Path | None:
-    """The file under static/ named by `name`, or None (no escaping the folder)."""
-    candidate = (STATIC_DIR / name).resolve()
-    if STATIC_DIR not in candidate.parents or not candidate.is_file():
+    """The file under static/ named by `name`, or None (no escaping the folder). A name the
+    file system cannot even look up (too long, a NUL) is no file either, never an error."""
+    try:
+        candidate = (STATIC_DIR / name).resolve()
+        if STATIC_DIR not in candidate.parents or not candidate.is_file():
+            return None
+    except (OSError, ValueError):
         return None
     return candidate
