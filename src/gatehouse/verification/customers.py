@@ -34,6 +34,7 @@ from gatehouse.storage.tables.verification import (
 from gatehouse.timeutil import format_ts
 from gatehouse.verification.callbacks import enqueue
 from gatehouse.verification.schemas import (
+    MAX_REASON,
     CustomerDocumentView,
     CustomerInput,
     RetrievedCustomer,
@@ -171,6 +172,10 @@ async def change_status(
     """
     if not is_settable(new_status):
         raise CustomerInputError("status must be one of 2, 5, 6, 7, 9, 10.", "status")
+    # Checked here, not only by the staff API's body schema: every surface (the dashboard's
+    # form too) reaches this, and a longer reason fails the column on PostgreSQL alone.
+    if reason is not None and len(reason) > MAX_REASON:
+        raise CustomerInputError(f"reason must be at most {MAX_REASON} characters.", "reason")
     customer = await session.scalar(
         _locked(select(Customer).where(Customer.uuid == customer_uuid), runtime)
     )
