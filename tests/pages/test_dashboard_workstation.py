@@ -363,3 +363,34 @@ async def test_refused_moves_are_said_in_words_beside_their_fields(
             for name in ("rejectionReason", "reject_proposal", "countersign action", "items."):
                 assert name not in words, words
             assert "must be" not in words, words
+
+
+async def test_a_case_of_a_deactivated_colleague_says_so_and_can_be_claimed(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    client_id = await provision(client, tenant, email="d@example.test", companyName="Left Ltd")
+    analyst = await make_staff(runtime, "analyst")
+    leaver = await make_staff(runtime, "analyst")
+    admin = await make_staff(runtime, "super_admin")
+    handed = await client.post(
+        f"/staff/v1/applications/{client_id}/assignment",
+        json={"staffId": leaver.staff_id},
+        headers=analyst.headers,
+    )
+    assert handed.status_code == 200, handed.text
+    gone = await client.post(f"/staff/v1/staff/{leaver.staff_id}/deactivate", headers=admin.headers)
+    assert gone.status_code == 200, gone.text
+    csrf = await dashboard_sign_in(client, analyst)
+    page = await client.get(f"/dashboard/applications/{client_id}")
+    assignee = re.search(r'<p id="assignee">(.+?)</p>', page.text)
+    assert assignee
+    assert "no longer active" in assignee.group(1)
+    # Their work is still found by their id, and anyone may take it over.
+    theirs = await client.get(f"/dashboard?assignee={leaver.staff_id}")
+    assert queue_ids(theirs.text) == [client_id]
+    claimed = await client.post(
+        f"/dashboard/applications/{client_id}/assignment",
+        data={"csrf_token": csrf, "move": "claim"},
+    )
+    assert claimed.status_code == 303
+    assert (await row(runtime, client_id)).assigned_to == analyst.staff_id
