@@ -293,3 +293,43 @@ async def test_a_code_typed_the_way_the_app_shows_it_is_accepted(
     # Spaces do not make a spent code new again, nor a wrong one right.
     assert await second_step(client, staff, f"{code[:3]} {code[3:]}") == 400
     assert await second_step(client, staff, "123 45") == 400
+
+
+async def test_the_passkey_calls_of_the_account_page_need_the_session_and_its_token(
+    client: httpx.AsyncClient, runtime: Runtime, staff: StaffFixture
+) -> None:
+    options_path = "/dashboard/account/passkeys/options"
+    assert (await client.post(options_path)).status_code == 401  # no session
+    csrf = await dashboard_sign_in(client, staff)
+    bearer = await client.post(options_path, headers={**staff.headers, "x-csrf-token": csrf})
+    assert bearer.status_code == 200  # the session's cookie, not the token, let it in
+    client.cookies.clear()
+    assert (
+        await client.post(options_path, headers={**staff.headers, "x-csrf-token": csrf})
+    ).status_code == 401
+    csrf = await dashboard_sign_in(client, staff)
+    assert (await client.post(options_path)).status_code == 403
+    cross = {"x-csrf-token": csrf, "Origin": "https://evil.example"}
+    assert (await client.post(options_path, headers=cross)).status_code == 403
+    made = await client.post(options_path, headers={"x-csrf-token": csrf})
+    assert made.status_code == 200
+    assert made.headers["cache-control"] == "no-store"
+    body = made.json()
+    assert body["options"]["rp"]["id"] == "testserver"
+    assert body["options"]["user"]["name"] == staff.email
+    assert body["ticket"]
+    # A credential that is no answer to the challenge adds nothing.
+    refused = await client.post(
+        "/dashboard/account/passkeys",
+        json={"name": "laptop", "ticket": body["ticket"], "credential": {"id": "x"}},
+        headers={"x-csrf-token": csrf},
+    )
+    assert refused.status_code == 400
+    forged = await client.post(
+        "/dashboard/account/passkeys",
+        json={"name": "laptop", "ticket": body["ticket"] + "x", "credential": {}},
+        headers={"x-csrf-token": csrf},
+    )
+    assert forged.status_code == 400
+    assert "No passkeys yet." in (await client.get("/dashboard/account")).text
+    assert await audit_of(runtime, "staff.factor_enrolled.passkey") == []
