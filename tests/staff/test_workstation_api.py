@@ -146,11 +146,17 @@ async def test_notes_need_a_staff_token(
 async def test_claim_hand_over_and_unassign_are_audited(
     client: httpx.AsyncClient,
     runtime: Runtime,
+    tenant: TenantFixture,
     case: CaseFixture,
     analyst: StaffFixture,
     mlro: StaffFixture,
 ) -> None:
     path = f"/staff/v1/applications/{case.client_id}/assignment"
+    read = f"/v1/applications/{case.client_id}"
+    before = (await client.get(read, headers=tenant.headers)).json()
+    events_before = await outbox_events(runtime, case.client_id)
+    later = runtime.now() + timedelta(hours=1)
+    runtime.clock = lambda: later
     claimed = await client.post(path, json={"staffId": analyst.staff_id}, headers=analyst.headers)
     assert claimed.status_code == 200, claimed.text
     assert claimed.json() == {"clientId": case.client_id, "assignedTo": analyst.staff_id}
@@ -174,6 +180,9 @@ async def test_claim_hand_over_and_unassign_are_audited(
         f"staff:{analyst.staff_id}",
         f"staff:{mlro.staff_id}",
     ]
+    # Assignment is for staff only: the tenant's read (updatedAt too) and its events stay.
+    assert (await client.get(read, headers=tenant.headers)).json() == before
+    assert await outbox_events(runtime, case.client_id) == events_before
 
 
 async def test_a_case_is_handed_only_to_an_active_colleague(
