@@ -352,3 +352,20 @@ async def test_a_file_declared_too_large_is_refused_on_the_page_it_came_from(
         stored = await session.get(InfoRequestItem, document)
     assert stored is not None
     assert stored.status == "open"
+
+
+async def test_file_inputs_carry_the_upload_limit_for_the_pages_script(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    """Every file input says the limit and the refusal, in the reader's language, so that
+    static/portal.js refuses a larger file beside it before it is sent."""
+    await signed_in(client, runtime, tenant)
+    await raise_question_and_document(client, runtime)
+    limit = runtime.settings.upload_max_bytes
+    for path in ("/portal/upload-documents", "/portal/requests"):
+        page = await client.get(path, headers={"Accept-Language": "de"})
+        inputs = re.findall(r'<input [^>]*type="file"[^>]*>', page.text)
+        assert inputs, path
+        for tag in inputs:
+            assert f'data-max-bytes="{limit}"' in tag
+            assert 'data-too-large="Die Datei ist zu groß."' in tag

@@ -111,6 +111,9 @@ async def render_page(
             "errors": {},
             "values": {},
             "sandbox": await is_sandbox_tenant(runtime, user.tenant_id),
+            # File inputs carry the limit so the page's script refuses a larger file
+            # before it is sent (static/portal.js).
+            "upload_max_bytes": runtime.settings.upload_max_bytes,
         }
         if section == "status":
             context["latest_comment"] = await page_data.latest_comment(session, user.application_id)

@@ -1,6 +1,33 @@
 // The applicant portal (docs/reference/portal.md, "The application form"): the form saves
 // itself a moment after the applicant stops typing, when the page is hidden or left, and
 // before the language changes. Without scripts the Save draft button does the same.
+// A file over the upload limit is refused beside its field before it is sent.
+(function () {
+  document.addEventListener("submit", function (event) {
+    var inputs = event.target.querySelectorAll("input[type=file][data-max-bytes]");
+    for (var i = 0; i < inputs.length; i++) {
+      var input = inputs[i];
+      var file = input.files && input.files[0];
+      if (!file || file.size <= Number(input.getAttribute("data-max-bytes"))) continue;
+      event.preventDefault();
+      var id = input.id + "-error";
+      var note = document.getElementById(id);
+      if (!note) {
+        note = document.createElement("p");
+        note.className = "field-error";
+        note.id = id;
+        input.parentNode.appendChild(note);
+      }
+      note.textContent = input.getAttribute("data-too-large");
+      input.parentNode.classList.add("has-error");
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", id);
+      input.focus();
+      return;
+    }
+  });
+})();
+
 (function () {
   var form = document.querySelector("form[data-autosave]");
   if (!form || !window.fetch || !window.URLSearchParams || !window.FormData) return;
