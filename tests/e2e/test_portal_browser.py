@@ -55,6 +55,7 @@ class Seeded:
     tenant: TenantFixture
     staff: StaffFixture
     label_id: str
+    sandbox: TenantFixture  # a sandbox tenant, unbranded: its pages show the banner
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def seeded(database_url: str) -> Iterator[Seeded]:
 
 
 def seed(settings: Settings) -> Seeded:
-    async def make(runtime: Any) -> tuple[TenantFixture, StaffFixture, str]:
+    async def make(runtime: Any) -> tuple[TenantFixture, StaffFixture, str, TenantFixture]:
         tenant = await make_tenant(runtime, name="Northwind Payments Ltd (internal)")
         label_id = await add_intake(
             runtime,
@@ -75,9 +76,11 @@ def seed(settings: Settings) -> Seeded:
             checklist=CHECKLIST,
             form_fields=FORM_FIELDS,
         )
-        return tenant, await make_staff(runtime, "super_admin"), label_id
+        sandbox = await make_tenant(runtime, name="Sandbox Co", environment="sandbox")
+        staff = await make_staff(runtime, "super_admin")
+        return tenant, staff, label_id, sandbox
 
-    tenant, staff, label_id = with_runtime(settings, make)
+    tenant, staff, label_id, sandbox = with_runtime(settings, make)
     base = str(settings.public_url)
     with httpx.Client(base_url=base, headers=staff.headers, timeout=10) as api:
         branded = api.patch(
@@ -91,15 +94,19 @@ def seed(settings: Settings) -> Seeded:
             headers={"Content-Type": "image/png"},
         )
         assert logo.status_code == 200, logo.text
-    return Seeded(base, tenant, staff, label_id)
+    return Seeded(base, tenant, staff, label_id, sandbox)
 
 
-def new_link(seeded: Seeded, email: str) -> tuple[str, str]:
-    """A fresh application's sign-in link and its clientId."""
+def new_link(seeded: Seeded, email: str, *, sandbox: bool = False) -> tuple[str, str]:
+    """A fresh application's sign-in link and its clientId (of the sandbox tenant when
+    `sandbox`, on its default intake)."""
+    body: dict[str, Any] = {"email": email, "companyName": ""}
+    if not sandbox:
+        body["labelId"] = seeded.label_id
     created = httpx.post(
         f"{seeded.base}/v1/login-sessions",
-        json={"email": email, "companyName": "", "labelId": seeded.label_id},
-        headers=seeded.tenant.headers,
+        json=body,
+        headers=(seeded.sandbox if sandbox else seeded.tenant).headers,
         timeout=10,
     )
     assert created.status_code == 201, created.text
@@ -120,6 +127,12 @@ def raise_request(seeded: Seeded, client_id: str) -> None:
         timeout=10,
     )
     assert raised.status_code == 201, raised.text
+
+
+def too_large_file() -> dict[str, Any]:
+    """A PDF one byte over the server's default upload limit."""
+    limit = Settings.model_fields["upload_max_bytes"].default
+    return {"name": "scan.pdf", "mimeType": "application/pdf", "buffer": PDF.ljust(limit + 1)}
 
 
 def launch(p: Any) -> Any:
@@ -278,6 +291,12 @@ def test_every_page_in_every_language_is_accessible_and_light(seeded: Seeded) ->
                 ("status", "/portal/status"),
             ):
                 check(name, base + path)
+            # A refused answer (nothing written), with its summary.
+            page.goto(base + "/portal/requests")
+            page.locator("form[action*='/items/'] button").first.click()
+            page.wait_for_load_state("networkidle")
+            assert page.locator(".error-summary").count() == 1
+            check("requests-refused")
             # A refused upload, with its error beside the field and in the summary.
             page.goto(base + "/portal/upload-documents")
             page.locator("#file-passport").set_input_files(
@@ -287,10 +306,24 @@ def test_every_page_in_every_language_is_accessible_and_light(seeded: Seeded) ->
             page.wait_for_load_state("networkidle")
             assert page.locator(".error-summary").count() == 1
             check("documents-refused")
+            # A file over the limit, refused by the page's script beside its field.
+            page.goto(base + "/portal/upload-documents")
+            page.locator("#file-passport").set_input_files(files=[too_large_file()])
+            page.locator("#file-passport").locator("xpath=ancestor::form").locator("button").click()
+            page.locator("#file-passport-error").wait_for()
+            check("documents-too-large")
             page.locator("form[action='/portal/sign-out'] button").click()
             page.wait_for_load_state("networkidle")
             check("signed-out")
             check("link-used", login_url)  # the link was used: 410
+            # A sandbox tenant's pages, with their banner.
+            sandbox_url, _ = new_link(seeded, f"{code}@sandbox.test", sandbox=True)
+            check("sandbox-sign-in", sandbox_url)
+            assert page.locator(".sandbox-banner").count() == 1
+            page.get_by_role("button", name=continue_label).click()
+            page.wait_for_url(re.compile(r".*/portal/.*"))
+            check("sandbox-status", base + "/portal/status")
+            assert page.locator(".sandbox-banner").count() == 1
             context.close()
         browser.close()
     print("\nPortal page weights (HTML + CSS + JS, bytes):\n" + "\n".join(report))
@@ -317,6 +350,9 @@ def test_the_whole_flow_by_keyboard(seeded: Seeded, tmp_path: Path) -> None:
     with sync_playwright() as p:
         browser = launch(p)
         page = browser.new_context(viewport=PHONE).new_page()
+        # File choosers are intercepted from now on: `expect_file_chooser` alone turns the
+        # interception on as the key is pressed, and a loaded machine can lose that race.
+        page.on("filechooser", lambda _chooser: None)
         expect.set_options(timeout=10_000)
         keys = page.keyboard
         page.goto(login_url)
@@ -382,4 +418,36 @@ def test_the_whole_flow_by_keyboard(seeded: Seeded, tmp_path: Path) -> None:
         _tab_to(page, "form[action='/portal/sign-out'] button")
         keys.press("Enter")
         expect(page.get_by_role("heading", name="Sie sind abgemeldet")).to_be_visible()
+        browser.close()
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_sent(seeded: Seeded) -> None:
+    """static/portal.js: the error beside the file input, the focus on it, nothing posted;
+    a file within the limit is then sent as usual."""
+    from playwright.sync_api import expect, sync_playwright
+
+    login_url, _ = new_link(seeded, "big@northwind.test")
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_context(viewport=PHONE, locale="de-DE").new_page()
+        expect.set_options(timeout=10_000)
+        page.goto(login_url)
+        page.get_by_role("button", name="Weiter").click()
+        page.wait_for_url(seeded.base + "/portal/form-parser")
+        page.goto(seeded.base + "/portal/upload-documents")
+        posts: list[str] = []
+        page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+        upload = page.locator("#file-passport")
+        upload.set_input_files(files=[too_large_file()])
+        upload.locator("xpath=ancestor::form").locator("button").click()
+        expect(page.locator("#file-passport-error")).to_have_text("Die Datei ist zu groß.")
+        assert upload.get_attribute("aria-invalid") == "true"
+        assert upload.get_attribute("aria-describedby") == "file-passport-error"
+        assert page.evaluate("document.activeElement.id") == "file-passport"
+        assert posts == []
+        upload.set_input_files(
+            files=[{"name": "p.pdf", "mimeType": "application/pdf", "buffer": PDF}]
+        )
+        upload.locator("xpath=ancestor::form").locator("button").click()
+        expect(page.get_by_text("Vielen Dank. Ihre Datei ist hochgeladen.")).to_be_visible()
         browser.close()
