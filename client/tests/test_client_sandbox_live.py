@@ -42,7 +42,9 @@ class SandboxTenant:
 
 
 def require_simulate_route(base_url: str) -> None:
-    paths = httpx.get(f"{base_url}/openapi.json").raise_for_status().json().get("paths", {})
+    # The document is built on its first request: allow for a busy machine (httpx waits 5 s).
+    answer = httpx.get(f"{base_url}/openapi.json", timeout=60)
+    paths = answer.raise_for_status().json().get("paths", {})
     route = next((p for p in paths if ROUTE.fullmatch(p)), None)
     assert route is not None, "POST /v1/sandbox/applications/{clientId}/simulate is not documented"
     assert "post" in paths[route]
@@ -53,7 +55,7 @@ def sandbox(live_server: str, staff: StaffFixture) -> SandboxTenant:
     """A sandbox tenant with an API key of every scope and one intake, made
     through the staff API as an operator would."""
     require_simulate_route(live_server)
-    with httpx.Client(base_url=live_server, headers=staff.headers) as http:
+    with httpx.Client(base_url=live_server, headers=staff.headers, timeout=60) as http:
         made = http.post("/staff/v1/tenants", json={"name": "Sandbox Co", "environment": "sandbox"})
         assert made.status_code == 201, made.text
         tenant = made.json()

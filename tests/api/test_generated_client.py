@@ -45,7 +45,8 @@ def live_server(runtime: object, database_url: str) -> Iterator[str]:
 def generated(live_server: str, tmp_path: Path) -> Iterator[Any]:
     """The generated package, imported from `tmp_path`."""
     document = tmp_path / "openapi.json"
-    document.write_bytes(httpx.get(f"{live_server}/openapi.json").content)
+    # Built on its first request: allow for a busy machine (httpx waits 5 s by default).
+    document.write_bytes(httpx.get(f"{live_server}/openapi.json", timeout=60).content)
     environment = {**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ['PATH']}"}
     result = subprocess.run(
         [
