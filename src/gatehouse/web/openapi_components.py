@@ -77,7 +77,8 @@ SECURITY_SCHEMES: dict[str, Any] = {
         "in": "cookie",
         "name": "gatehouse_session",
         "description": "The applicant's portal session, started by a sign-in link "
-        "(docs/reference/portal.md §3).",
+        "(docs/reference/portal.md §3). A POST whose `Origin` header is not the server's own "
+        "origin (`null` included) is 403 permission-denied (docs/reference/portal.md §6).",
     },
 }
 
