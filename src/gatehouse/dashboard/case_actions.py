@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 from starlette.responses import Response
@@ -27,8 +26,8 @@ from gatehouse.domain.principals import StaffPrincipal
 from gatehouse.erasure.service import erase_application, erase_documents
 from gatehouse.errors import invalid_argument
 from gatehouse.info_requests import service as info_requests
+from gatehouse.info_requests.queries import application_of_request
 from gatehouse.info_requests.service import raise_request
-from gatehouse.storage.tables.applications import InfoRequest
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import see_other
@@ -186,9 +185,7 @@ async def raise_info_request(request: Request, client_id: str) -> Response:
 
 async def _application_of_request(request: Request, request_id: str) -> str | None:
     async with runtime_of(request).db.read() as session:
-        return await session.scalar(
-            select(InfoRequest.application_id).where(InfoRequest.id == request_id)
-        )
+        return await application_of_request(session, request_id)
 
 
 Move = Callable[[AsyncSession, WriteContext, StaffPrincipal], Awaitable[object]]

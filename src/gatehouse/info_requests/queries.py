@@ -71,3 +71,11 @@ async def other_open_requests(session: AsyncSession, application_id: str, reques
         )
     )
     return int(count or 0)
+
+
+async def application_of_request(session: AsyncSession, request_id: str) -> str | None:
+    """The client id of the application the information request belongs to, or None."""
+    found: str | None = await session.scalar(
+        select(InfoRequest.application_id).where(InfoRequest.id == request_id)
+    )
+    return found
