@@ -15,7 +15,9 @@ from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.parser import text_string_to_metric_families
 
 from gatehouse import metrics
-from tests.support.factories import TenantFixture
+from tests.ops.support import local
+from tests.pages.helpers import client_with
+from tests.support.factories import TenantFixture, make_tenant
 from tests.support.live import free_port
 from tests.support.patience import patient
 from tests.support.processes import clean_env, started
@@ -23,6 +25,7 @@ from tests.support.processes import clean_env, started
 REQUESTS = "gatehouse_http_requests_total"
 LATENCY = "gatehouse_http_request_seconds"
 POOL = "gatehouse_db_connections_in_use"
+RATE_LIMITED = "gatehouse_rate_limited_total"
 
 
 def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -190,3 +193,30 @@ def test_serve_with_two_processes_counts_every_request_once(tmp_path: Path) -> N
         if line.startswith("{") and '"gatehouse.access"' in line and "/v1/intakes" in line
     ]
     assert len(access) == sent  # one line per request, from whichever process
+
+
+async def test_rate_limit_refusals_are_counted_by_kind(database_url: str) -> None:
+    """gatehouse_rate_limited_total{kind}: one per refusal, by the limit that refused:
+    `key` (per API key), `ip` (per address on /v1, before authentication), `sign_in`."""
+    overrides = {"rate_limit_per_key": 2, "rate_limit_per_ip": 3, "sign_in_limit_per_ip": 1}
+    async with client_with(database_url, **overrides) as (client, runtime):
+        tenant = await make_tenant(runtime)
+        before = {kind: local(RATE_LIMITED, kind=kind) for kind in ("key", "ip", "sign_in")}
+
+        def grew() -> dict[str, float]:
+            return {kind: local(RATE_LIMITED, kind=kind) - before[kind] for kind in before}
+
+        # Three requests within the address's three: the key's third is refused.
+        statuses = [
+            (await client.get("/v1/intakes", headers=tenant.headers)).status_code for _ in range(3)
+        ]
+        assert statuses[2] == 429
+        assert 429 not in statuses[:2]
+        assert grew() == {"key": 1, "ip": 0, "sign_in": 0}
+        # The address's fourth, refused before the key is looked at.
+        assert (await client.get("/v1/intakes")).status_code == 429
+        assert grew() == {"key": 1, "ip": 1, "sign_in": 0}
+        form = {"email": "a@example.test", "password": "x" * 12}
+        assert (await client.post("/dashboard/sign-in", data=form)).status_code == 400
+        assert (await client.post("/dashboard/sign-in", data=form)).status_code == 429
+        assert grew() == {"key": 1, "ip": 1, "sign_in": 1}
