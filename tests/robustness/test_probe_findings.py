@@ -85,3 +85,56 @@ async def test_a_status_reason_past_its_bound_is_400_on_every_surface(
     )
     assert kept.status_code == 303, kept.text
     assert await _reason(runtime, uuid) == "r" * MAX_REASON
+
+
+BROKEN_FORMS = [
+    pytest.param(b"x", "multipart/form-data", id="no-boundary"),
+    pytest.param(
+        b'--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r\n--b--\r\n',
+        "multipart/form-data; boundary=z",
+        id="wrong-boundary",
+    ),
+    pytest.param(
+        b"--b\r\nContent-Type: text/plain\r\n\r\nx\r\n--b--\r\n",
+        "multipart/form-data; boundary=b",
+        id="part-without-name",
+    ),
+    pytest.param(
+        b"".join(
+            b'--b\r\nContent-Disposition: form-data; name="f%d"\r\n\r\nx\r\n' % i
+            for i in range(1001)
+        )
+        + b"--b--\r\n",
+        "multipart/form-data; boundary=b",
+        id="too-many-fields",
+    ),
+    pytest.param(
+        "&".join(f"f{i}=x" for i in range(1001)).encode(),
+        "application/x-www-form-urlencoded",
+        id="too-many-urlencoded-fields",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "content_type"), BROKEN_FORMS)
+async def test_a_form_the_parsers_refuse_is_a_refusal_page_on_page_routes(
+    client: httpx.AsyncClient, runtime: Runtime, body: bytes, content_type: str
+) -> None:
+    """A page route answers in its own shape (a page), whether signed in or not; the
+    JSON surfaces keep the error body."""
+    admin = await make_staff(runtime, "admin")
+    await dashboard_sign_in(client, admin)
+    headers = {"content-type": content_type}
+    # Sign-in bodies have the smallest bound (16 KiB): a thousand parts do not fit in it.
+    paths = ["/dashboard/tenants", "/dashboard/staff"]
+    if len(body) <= runtime.settings.sign_in_body_max_bytes:
+        paths.append("/dashboard/sign-in")
+    for path in paths:
+        response = await client.post(path, content=body, headers=headers)
+        assert response.status_code == 400, (path, response.text)
+        assert response.headers["content-type"].startswith("text/html"), path
+        assert "The request was refused" in response.text
+        assert response.headers["cache-control"] == "no-store"
+    api = await client.post("/portal/api/documents", content=body, headers=headers)
+    assert api.status_code in (400, 401), api.text
+    assert api.headers["content-type"] == "application/json"

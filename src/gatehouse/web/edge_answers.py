@@ -16,7 +16,7 @@ from gatehouse import metrics
 from gatehouse.logs import REQUEST_ID
 from gatehouse.web.edge_request import surface_of
 from gatehouse.web.errors import error_body
-from gatehouse.web.rendering import PAGE_HEADERS, templates
+from gatehouse.web.rendering import PAGE_HEADERS, refusal_page
 
 # The portal's upload route names the file in every refusal of an upload, this one included
 # (docs/reference/portal.md §7.7).
@@ -35,8 +35,7 @@ async def refuse(send: Send, path: str, status: int, message: str, field: str, i
     if surface == "verify":
         await send_json(send, status, {"message": message})
     elif surface == "page":
-        heading = "The request was too large" if status == 413 else "The request was refused"
-        page = templates.get_template("refused.html").render(heading=heading, reason=message)
+        page = refusal_page(status, message)
         await send_raw(send, status, page.encode(), b"text/html; charset=utf-8", PAGE_HEADERS)
     else:
         request_id = REQUEST_ID.get() or ""

@@ -5,12 +5,14 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Match
 
 from gatehouse.errors import GatehouseError
 from gatehouse.web import dispatch, idempotency
+from gatehouse.web.edge_request import surface_of
 from gatehouse.web.errors import error_response, validation_details
+from gatehouse.web.rendering import PAGE_HEADERS, refusal_page
 
 _STATUS_CODES = {
     400: "invalid-argument",
@@ -75,6 +77,11 @@ def allowed_methods(request: Request) -> list[str]:
 async def http_exception_handler(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, StarletteHTTPException):
         raise exc  # registered for StarletteHTTPException only: anything else stays unhandled
+    if exc.status_code in (400, 413) and surface_of(request.scope["path"]) == "page":
+        # A page route's form the parsers refuse (no boundary, broken framing, too many
+        # fields or files): a refusal page, like the edge's refusals of pages.
+        page = refusal_page(exc.status_code, str(exc.detail))
+        return HTMLResponse(page, status_code=exc.status_code, headers=PAGE_HEADERS)
     code = _STATUS_CODES.get(
         exc.status_code, "internal" if exc.status_code >= 500 else "failed-precondition"
     )

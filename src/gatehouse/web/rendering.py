@@ -82,6 +82,13 @@ def see_other(url: str, headers: Mapping[str, str] | None = None) -> Response:
     return RedirectResponse(url, status_code=303, headers=dict(headers or {}))
 
 
+def refusal_page(status: int, reason: str) -> str:
+    """The page a dashboard or portal page route answers a refused request with
+    (docs/platform.md, "Text input" and "Body size")."""
+    heading = "The request was too large" if status == 413 else "The request was refused"
+    return templates.get_template("refused.html").render(heading=heading, reason=reason)
+
+
 def static_file_path(name: str) -> Path | None:
     """The file under static/ named by `name`, or None (no escaping the folder). A name the
     file system cannot even look up (too long, a NUL) is no file either, never an error."""
