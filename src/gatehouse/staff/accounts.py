@@ -13,7 +13,7 @@ from starlette.responses import Response
 from gatehouse.accounts import lifecycle
 from gatehouse.accounts import service as accounts
 from gatehouse.errors import permission_denied
-from gatehouse.paging import parse_page
+from gatehouse.paging import parse_page, query_values
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffAnalyst
@@ -86,8 +86,8 @@ async def create_tenant(request: Request, principal: StaffAdmin, runtime: Runtim
 @router.get("/tenants")
 async def list_tenants(request: Request, principal: StaffAnalyst, runtime: RuntimeDep) -> Response:
     """`{data, nextCursor, hasMore}`, newest first (keyset-paged; limit 1 to 100, default 100)."""
-    params = request.query_params
-    page = parse_page(params.get("limit"), params.get("cursor"), default_limit=TENANT_PAGE)
+    values = query_values(request.query_params.multi_items(), ("limit", "cursor"))
+    page = parse_page(values.get("limit"), values.get("cursor"), default_limit=TENANT_PAGE)
     return json_response(200, await accounts.list_tenants(runtime, page))
 
 

@@ -17,7 +17,7 @@ from gatehouse.domain.numbers import parse_int
 from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.domain.verification import HIGHEST_STATUS, LOWEST_STATUS
 from gatehouse.errors import invalid_argument, not_found
-from gatehouse.paging import PageRequest, parse_page
+from gatehouse.paging import PageRequest, parse_page, query_values
 from gatehouse.verification import clients, customers, schemas
 from gatehouse.verification import queries as listing
 from gatehouse.verification.sweep import sweep_on_demand
@@ -44,13 +44,11 @@ Analyst = Annotated[StaffPrincipal, Depends(_staff(Role.ANALYST))]
 Admin = Annotated[StaffPrincipal, Depends(_staff(Role.ADMIN))]
 
 
-def _page(request: Request) -> PageRequest:
-    return parse_page(request.query_params.get("limit"), request.query_params.get("cursor"))
-
-
-def _optional(request: Request, name: str) -> str | None:
-    value = request.query_params.get(name)
-    return value if value else None
+def _query(request: Request, filters: tuple[str, ...]) -> tuple[dict[str, str], PageRequest]:
+    """The query values and the page asked for; an unknown or repeated query parameter is
+    400 (docs/reference/staff-api.md §1.5)."""
+    values = query_values(request.query_params.multi_items(), (*filters, "limit", "cursor"))
+    return values, parse_page(values.get("limit"), values.get("cursor"))
 
 
 @router.post("/clients", status_code=201, openapi_extra=body_schema(schemas.ClientCreate))
@@ -98,13 +96,13 @@ async def create_customer(request: Request, staff: Analyst) -> Response:
 @router.get("/customers")
 async def list_customers(request: Request, staff: Analyst) -> Response:
     """Customers (analyst+), newest first; filters `clientUuid`, `status`, `clientId`."""
-    page_request = _page(request)
-    status = request.query_params.get("status")
+    values, page_request = _query(request, ("clientUuid", "status", "clientId"))
+    status = values.get("status")
     code = None if status is None else parse_int(status, "status", LOWEST_STATUS, HIGHEST_STATUS)
     filters = listing.CustomerFilters(
-        client_uuid=_optional(request, "clientUuid"),
+        client_uuid=values.get("clientUuid") or None,
         status=code,
-        client_id=_optional(request, "clientId"),
+        client_id=values.get("clientId") or None,
     )
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
@@ -143,14 +141,14 @@ async def change_status(request: Request, customer_uuid: str, staff: Analyst) ->
 @router.get("/callbacks")
 async def list_callbacks(request: Request, staff: Analyst) -> Response:
     """The callback log (analyst+), newest first; filters `clientUuid`, `status`, `customerUuid`."""
-    page_request = _page(request)
-    status = _optional(request, "status")
+    values, page_request = _query(request, ("clientUuid", "status", "customerUuid"))
+    status = values.get("status") or None
     if status is not None and status not in CALLBACK_STATUSES:
         raise invalid_argument(f"status must be one of {', '.join(CALLBACK_STATUSES)}.", "status")
     filters = listing.CallbackFilters(
-        client_uuid=_optional(request, "clientUuid"),
+        client_uuid=values.get("clientUuid") or None,
         status=status,
-        customer_uuid=_optional(request, "customerUuid"),
+        customer_uuid=values.get("customerUuid") or None,
     )
     runtime = runtime_of(request)
     async with runtime.db.read() as session:

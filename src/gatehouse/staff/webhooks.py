@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy import select
 from starlette.responses import Response
 
-from gatehouse.errors import invalid_argument
+from gatehouse.paging import query_values
 from gatehouse.storage.tables.core import Notification
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffAnalyst
@@ -51,11 +51,7 @@ async def list_notifications(
     request: Request, staff: StaffAnalyst, runtime: RuntimeDep
 ) -> Response:
     """`{data: [{id, kind, tenantId, endpointId, reason, createdAt}]}`, newest first."""
-    params = dict(request.query_params)
-    unknown = set(params) - {"tenantId"}
-    if unknown:
-        name = sorted(unknown)[0]
-        raise invalid_argument(f"Unknown query parameter {name}.", name, "unknown parameter")
+    params = query_values(request.query_params.multi_items(), ("tenantId",))
     stmt = select(Notification)
     if params.get("tenantId"):
         stmt = stmt.where(Notification.tenant_id == params["tenantId"])
