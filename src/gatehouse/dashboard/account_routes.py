@@ -112,8 +112,8 @@ async def create_token(request: Request) -> Response:
     return await render_account(request, viewer, new_token=created)
 
 
-@router.post(ACCOUNT + "/tokens/{tokenId}/revoke")
-async def revoke_token(tokenId: str, request: Request) -> Response:
+@router.post(ACCOUNT + "/tokens/{token_id}/revoke")
+async def revoke_token(token_id: str, request: Request) -> Response:
     guarded = await _account_form(request)
     if isinstance(guarded, Response):
         return guarded
@@ -122,7 +122,7 @@ async def revoke_token(tokenId: str, request: Request) -> Response:
         await tokens.revoke_token(
             runtime_of(request),
             viewer.principal.staff_id,
-            tokenId,
+            token_id,
             write_context(request, viewer.principal),
         )
     except GatehouseError as error:
@@ -162,8 +162,8 @@ async def sign_out_all(request: Request) -> Response:
     return response
 
 
-@router.post(ACCOUNT + "/passkeys/{passkeyId}/remove")
-async def remove_passkey(passkeyId: str, request: Request) -> Response:
+@router.post(ACCOUNT + "/passkeys/{passkey_id}/remove")
+async def remove_passkey(passkey_id: str, request: Request) -> Response:
     guarded = await _account_form(request)
     if isinstance(guarded, Response):
         return guarded
@@ -172,7 +172,7 @@ async def remove_passkey(passkeyId: str, request: Request) -> Response:
         await passkeys.remove_passkey(
             runtime_of(request),
             viewer.principal,
-            passkeyId,
+            passkey_id,
             write_context(request, viewer.principal),
         )
     except GatehouseError as error:

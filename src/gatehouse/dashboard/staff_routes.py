@@ -150,21 +150,21 @@ async def _change(request: Request, staff_id: str, action: str) -> Response:
     return see_other(f"{STAFF}?done={action}")
 
 
-@router.post(STAFF + "/{staffId}/role")
-async def change_role(staffId: str, request: Request) -> Response:
-    return await _change(request, staffId, "role")
+@router.post(STAFF + "/{staff_id}/role")
+async def change_role(staff_id: str, request: Request) -> Response:
+    return await _change(request, staff_id, "role")
 
 
-@router.post(STAFF + "/{staffId}/deactivate")
-async def deactivate(staffId: str, request: Request) -> Response:
-    return await _change(request, staffId, "deactivated")
+@router.post(STAFF + "/{staff_id}/deactivate")
+async def deactivate(staff_id: str, request: Request) -> Response:
+    return await _change(request, staff_id, "deactivated")
 
 
-@router.post(STAFF + "/{staffId}/reactivate")
-async def reactivate(staffId: str, request: Request) -> Response:
-    return await _change(request, staffId, "reactivated")
+@router.post(STAFF + "/{staff_id}/reactivate")
+async def reactivate(staff_id: str, request: Request) -> Response:
+    return await _change(request, staff_id, "reactivated")
 
 
-@router.post(STAFF + "/{staffId}/reset")
-async def reset(staffId: str, request: Request) -> Response:
-    return await _change(request, staffId, "reset")
+@router.post(STAFF + "/{staff_id}/reset")
+async def reset(staff_id: str, request: Request) -> Response:
+    return await _change(request, staff_id, "reset")

@@ -91,60 +91,60 @@ async def list_tenants(request: Request, principal: StaffAnalyst, runtime: Runti
     return json_response(200, await accounts.list_tenants(runtime, page))
 
 
-@router.get("/tenants/{tenantId}")
-async def get_tenant(tenantId: str, principal: StaffAnalyst, runtime: RuntimeDep) -> Response:
-    return json_response(200, await accounts.get_tenant(runtime, tenantId))
+@router.get("/tenants/{tenant_id}")
+async def get_tenant(tenant_id: str, principal: StaffAnalyst, runtime: RuntimeDep) -> Response:
+    return json_response(200, await accounts.get_tenant(runtime, tenant_id))
 
 
-@router.patch("/tenants/{tenantId}", openapi_extra=body_schema(TenantPatch))
+@router.patch("/tenants/{tenant_id}", openapi_extra=body_schema(TenantPatch))
 async def patch_tenant(
-    tenantId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     body = await parse_body(request, TenantPatch)
     changes = body.model_dump(exclude_unset=True)
     ctx = write_context(request, principal)
-    tenant = await accounts.update_tenant(runtime, ctx, tenantId, changes)
+    tenant = await accounts.update_tenant(runtime, ctx, tenant_id, changes)
     return json_response(200, tenant)
 
 
-@router.post("/tenants/{tenantId}/suspend")
+@router.post("/tenants/{tenant_id}/suspend")
 async def suspend_tenant(
-    tenantId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     tenant = await accounts.set_tenant_status(
-        runtime, write_context(request, principal), tenantId, "suspended"
+        runtime, write_context(request, principal), tenant_id, "suspended"
     )
     return json_response(200, tenant)
 
 
-@router.post("/tenants/{tenantId}/reactivate")
+@router.post("/tenants/{tenant_id}/reactivate")
 async def reactivate_tenant(
-    tenantId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     tenant = await accounts.set_tenant_status(
-        runtime, write_context(request, principal), tenantId, "active"
+        runtime, write_context(request, principal), tenant_id, "active"
     )
     return json_response(200, tenant)
 
 
 @router.post(
-    "/tenants/{tenantId}/api-keys",
+    "/tenants/{tenant_id}/api-keys",
     status_code=201,
     openapi_extra=body_schema(ApiKeyCreate, required=False),
 )
 async def create_api_key(
-    tenantId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     body = await parse_body(request, ApiKeyCreate)
     created = await accounts.create_api_key(
-        runtime, tenantId, body.name, body.scopes, ctx=write_context(request, principal)
+        runtime, tenant_id, body.name, body.scopes, ctx=write_context(request, principal)
     )
     return json_response(201, created)
 
 
-@router.post("/api-keys/{keyId}/revoke")
+@router.post("/api-keys/{key_id}/revoke")
 async def revoke_api_key(
-    keyId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    key_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
-    revoked = await accounts.revoke_api_key(runtime, write_context(request, principal), keyId)
+    revoked = await accounts.revoke_api_key(runtime, write_context(request, principal), key_id)
     return json_response(200, revoked)

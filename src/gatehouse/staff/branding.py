@@ -29,26 +29,26 @@ _LOGO_BODY = {
 }
 
 
-@router.put("/tenants/{tenantId}/logo", openapi_extra=_LOGO_BODY)
+@router.put("/tenants/{tenant_id}/logo", openapi_extra=_LOGO_BODY)
 async def put_logo(
-    tenantId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     """The image is the body (at most 48 KiB) → 200 the tenant, `logoUrl` set."""
     content = await request.body()
     tenant = await branding.set_logo(
         runtime,
         write_context(request, principal),
-        tenantId,
+        tenant_id,
         content,
         request.headers.get("content-type"),
     )
     return json_response(200, tenant_view(tenant))
 
 
-@router.delete("/tenants/{tenantId}/logo")
+@router.delete("/tenants/{tenant_id}/logo")
 async def delete_logo(
-    tenantId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     """→ 200 the tenant, `logoUrl` null (removing no logo is not an error)."""
-    tenant = await branding.remove_logo(runtime, write_context(request, principal), tenantId)
+    tenant = await branding.remove_logo(runtime, write_context(request, principal), tenant_id)
     return json_response(200, tenant_view(tenant))

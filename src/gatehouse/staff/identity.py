@@ -41,40 +41,40 @@ async def list_staff(principal: StaffAdmin, runtime: RuntimeDep) -> Response:
     return json_response(200, await lifecycle.list_staff(runtime))
 
 
-@router.patch("/staff/{staffId}", openapi_extra=body_schema(RolePatch))
+@router.patch("/staff/{staff_id}", openapi_extra=body_schema(RolePatch))
 async def change_role(
-    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     body = await parse_body(request, RolePatch)
     ctx = write_context(request, principal)
     return json_response(
-        200, await lifecycle.change_role(runtime, principal, staffId, body.role, ctx)
+        200, await lifecycle.change_role(runtime, principal, staff_id, body.role, ctx)
     )
 
 
-@router.post("/staff/{staffId}/deactivate")
+@router.post("/staff/{staff_id}/deactivate")
 async def deactivate(
-    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     ctx = write_context(request, principal)
-    return json_response(200, await lifecycle.deactivate(runtime, principal, staffId, ctx))
+    return json_response(200, await lifecycle.deactivate(runtime, principal, staff_id, ctx))
 
 
-@router.post("/staff/{staffId}/reactivate")
+@router.post("/staff/{staff_id}/reactivate")
 async def reactivate(
-    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     ctx = write_context(request, principal)
-    return json_response(200, await lifecycle.reactivate(runtime, principal, staffId, ctx))
+    return json_response(200, await lifecycle.reactivate(runtime, principal, staff_id, ctx))
 
 
-@router.post("/staff/{staffId}/reset")
+@router.post("/staff/{staff_id}/reset")
 async def reset(
-    staffId: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
+    staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     """`{inviteUrl, inviteExpiresAt}`: the new invite, shown this once."""
     ctx = write_context(request, principal)
-    return json_response(200, await lifecycle.reset(runtime, principal, staffId, ctx))
+    return json_response(200, await lifecycle.reset(runtime, principal, staff_id, ctx))
 
 
 @router.get("/tokens")
@@ -94,9 +94,9 @@ async def create_token(request: Request, principal: StaffUser, runtime: RuntimeD
     return json_response(201, created)
 
 
-@router.post("/tokens/{tokenId}/revoke")
+@router.post("/tokens/{token_id}/revoke")
 async def revoke_token(
-    tokenId: str, request: Request, principal: StaffUser, runtime: RuntimeDep
+    token_id: str, request: Request, principal: StaffUser, runtime: RuntimeDep
 ) -> Response:
     ctx = write_context(request, principal)
-    return json_response(200, await tokens.revoke_token(runtime, principal.staff_id, tokenId, ctx))
+    return json_response(200, await tokens.revoke_token(runtime, principal.staff_id, token_id, ctx))

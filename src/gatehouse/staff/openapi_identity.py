@@ -64,7 +64,7 @@ OPERATIONS: OperationTable = {
         access=ADMIN,
         answer_example={"data": [STAFF_EXAMPLE]},
     ),
-    ("PATCH", "/staff/v1/staff/{staffId}"): Op(
+    ("PATCH", "/staff/v1/staff/{staff_id}"): Op(
         "changeStaffRole",
         "Change a staff member's role",
         {200: StaffMemberView},
@@ -73,21 +73,21 @@ OPERATIONS: OperationTable = {
         example={"role": "mlro"},
         answer_example={**STAFF_EXAMPLE, "role": "mlro"},
     ),
-    ("POST", "/staff/v1/staff/{staffId}/deactivate"): Op(
+    ("POST", "/staff/v1/staff/{staff_id}/deactivate"): Op(
         "deactivateStaffMember",
         "Deactivate a staff member (sessions end, tokens are revoked)",
         {200: StaffMemberView},
         access=ADMIN,
         answer_example={**STAFF_EXAMPLE, "status": "deactivated"},
     ),
-    ("POST", "/staff/v1/staff/{staffId}/reactivate"): Op(
+    ("POST", "/staff/v1/staff/{staff_id}/reactivate"): Op(
         "reactivateStaffMember",
         "Reactivate a staff member",
         {200: StaffMemberView},
         access=ADMIN,
         answer_example=STAFF_EXAMPLE,
     ),
-    ("POST", "/staff/v1/staff/{staffId}/reset"): Op(
+    ("POST", "/staff/v1/staff/{staff_id}/reset"): Op(
         "resetStaffMember",
         "Clear a staff member's password and factors and issue a new invite",
         {200: Invite},
@@ -108,7 +108,7 @@ OPERATIONS: OperationTable = {
         description=OWN_TOKENS,
         example={"name": "reporting script", "expiresInDays": 30},
     ),
-    ("POST", "/staff/v1/tokens/{tokenId}/revoke"): Op(
+    ("POST", "/staff/v1/tokens/{token_id}/revoke"): Op(
         "revokePersonalToken",
         "Revoke one of your personal tokens",
         {200: PersonalToken},

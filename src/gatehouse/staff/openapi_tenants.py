@@ -73,35 +73,35 @@ OPERATIONS: OperationTable = {
     ("GET", "/staff/v1/tenants"): listing(
         "listTenants", "List tenants, newest first", TenantPage, ANALYST, TENANT_EXAMPLE
     ),
-    ("GET", "/staff/v1/tenants/{tenantId}"): Op(
+    ("GET", "/staff/v1/tenants/{tenant_id}"): Op(
         "getTenant",
         "Get a tenant",
         {200: TenantView},
         access=ANALYST,
         answer_example=TENANT_EXAMPLE,
     ),
-    ("PATCH", "/staff/v1/tenants/{tenantId}"): Op(
+    ("PATCH", "/staff/v1/tenants/{tenant_id}"): Op(
         "updateTenant",
         "Change a tenant's name or webhook endpoint cap",
         {200: TenantView},
         access=ADMIN,
         example={"webhookEndpointCap": 10},
     ),
-    ("POST", "/staff/v1/tenants/{tenantId}/suspend"): Op(
+    ("POST", "/staff/v1/tenants/{tenant_id}/suspend"): Op(
         "suspendTenant",
         "Suspend a tenant",
         {200: TenantView},
         access=ADMIN,
         answer_example={**TENANT_EXAMPLE, "status": "suspended"},
     ),
-    ("POST", "/staff/v1/tenants/{tenantId}/reactivate"): Op(
+    ("POST", "/staff/v1/tenants/{tenant_id}/reactivate"): Op(
         "reactivateTenant",
         "Reactivate a suspended tenant",
         {200: TenantView},
         access=ADMIN,
         answer_example=TENANT_EXAMPLE,
     ),
-    ("PUT", "/staff/v1/tenants/{tenantId}/logo"): Op(
+    ("PUT", "/staff/v1/tenants/{tenant_id}/logo"): Op(
         "setTenantLogo",
         "Set the tenant's portal logo (the image is the body)",
         {200: TenantView},
@@ -109,14 +109,14 @@ OPERATIONS: OperationTable = {
         errors=(415,),
         answer_example={**TENANT_EXAMPLE, "logoUrl": "/portal/logo/ten_4d3c2b1a0f9e/5b1f"},
     ),
-    ("DELETE", "/staff/v1/tenants/{tenantId}/logo"): Op(
+    ("DELETE", "/staff/v1/tenants/{tenant_id}/logo"): Op(
         "removeTenantLogo",
         "Remove the tenant's portal logo",
         {200: TenantView},
         access=ADMIN,
         answer_example=TENANT_EXAMPLE,
     ),
-    ("POST", "/staff/v1/tenants/{tenantId}/api-keys"): Op(
+    ("POST", "/staff/v1/tenants/{tenant_id}/api-keys"): Op(
         "createApiKey",
         "Create an API key for a tenant (shown once)",
         {201: CreatedApiKey},
@@ -126,7 +126,7 @@ OPERATIONS: OperationTable = {
         },
         example={"name": "crm", "scopes": ["applications:write", "applications:read"]},
     ),
-    ("POST", "/staff/v1/api-keys/{keyId}/revoke"): Op(
+    ("POST", "/staff/v1/api-keys/{key_id}/revoke"): Op(
         "revokeApiKey",
         "Revoke an API key",
         {200: RevokedApiKey},

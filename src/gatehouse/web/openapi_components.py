@@ -157,6 +157,9 @@ PATH_NAMES = {
     "delivery_id": "deliveryId",
     "document_id": "documentId",
     "customer_uuid": "uuid",
+    "staff_id": "staffId",
+    "token_id": "tokenId",
+    "key_id": "keyId",
 }
 # An example of each path parameter, by its name in the document.
 PATH_EXAMPLES = {
