@@ -57,17 +57,23 @@ def test_staff_create_prints_one_json_object(tmp_path: Path, sqlite_env: dict[st
     assert created["email"] == "root@example.test"
     assert created["role"] == "super_admin"
     assert created["token"].startswith("staff_" + created["staffId"].removeprefix("stf_") + "_")
-    # The schema was created on the way, and the token is stored only hashed.
+    # The schema was created on the way, and the token is stored only hashed, once: as a
+    # staff token (staff_members keeps no copy of its digest since migration 0011).
     import sqlite3
 
     key = (tmp_path / "data" / SECRET_KEY_FILE).read_text()
     with sqlite3.connect(tmp_path / "data" / "gatehouse.db") as db:
         (stored_hash,) = db.execute(
-            "SELECT token_hash FROM staff_members WHERE id = ?", (created["staffId"],)
+            "SELECT token_hash FROM staff_tokens WHERE staff_id = ?", (created["staffId"],)
         ).fetchone()
+        member = db.execute("SELECT * FROM staff_members WHERE id = ?", (created["staffId"],))
+        columns = [column[0] for column in member.description]
+        values = member.fetchone()
     secret = created["token"].rsplit("_", 1)[1]
     assert Crypto(key).verify_secret(secret, stored_hash)
     assert secret not in stored_hash
+    assert "token_hash" not in columns
+    assert stored_hash not in values
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,6 @@ async def test_an_unhandled_database_error_logs_the_statement_without_values(
                         id=f"stf_dup{n}{secrets.token_hex(4)}",
                         email=email,
                         role="analyst",
-                        token_hash="x" * 64,
                         status="active",
                         created_at=runtime.now(),
                     )

@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import ApiKey, AuditEntry, StaffMember, Tenant
+from gatehouse.storage.tables.staff_identity import StaffToken
 from tests.support.factories import StaffFixture, make_staff
 from tests.support.leaks import remember
 
@@ -40,6 +41,7 @@ async def create_tenant(client: httpx.AsyncClient, staff: StaffFixture, name: st
 async def test_super_admin_creates_staff_of_every_role(
     client: httpx.AsyncClient, staff: StaffFixture, runtime: Runtime
 ) -> None:
+    tokens: dict[str, str] = {}
     for role in ("analyst", "mlro", "admin", "super_admin"):
         response = await client.post(
             "/staff/v1/staff",
@@ -48,6 +50,7 @@ async def test_super_admin_creates_staff_of_every_role(
         )
         assert response.status_code == 201, response.text
         body = response.json()
+        tokens[body["staffId"]] = body["token"]
         assert set(body) == {"staffId", "email", "role", "token", "inviteUrl", "inviteExpiresAt"}
         remember(body["inviteUrl"].rsplit("/", 1)[1])
         assert body["email"] == f"new.{role}@example.test"
@@ -59,9 +62,17 @@ async def test_super_admin_creates_staff_of_every_role(
             "/staff/v1/tenants", headers={"Authorization": f"Bearer {body['token']}"}
         )
         assert me.status_code == 200
+    # Each token is stored once, as a keyed digest in staff_tokens; the member rows hold no
+    # copy of it (migration 0011 dropped staff_members.token_hash).
     async with runtime.db.read() as session:
-        stored = (await session.scalars(select(StaffMember.token_hash))).all()
-    assert all(len(h) == 64 for h in stored)
+        stored = dict(
+            (await session.execute(select(StaffToken.staff_id, StaffToken.token_hash))).all()
+        )
+        members = (await session.execute(select(StaffMember.__table__))).all()
+    for staff_id, token in tokens.items():
+        assert runtime.crypto.verify_secret(token.rsplit("_", 1)[1], stored[staff_id])
+    assert "token_hash" not in StaffMember.__table__.c
+    assert not set(stored.values()) & {value for row in members for value in row}
     actions = [a for a in await audit_actions(runtime) if a[0] == "staff.created"]
     # The fixture's own creation (as by the CLI) plus the four made here.
     assert [actor for _, actor, _ in actions].count(f"staff:{staff.staff_id}") == 4

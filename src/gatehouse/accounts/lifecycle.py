@@ -94,8 +94,6 @@ async def create_staff_member(
                     id=staff_id,
                     email=normalized,
                     role=checked_role,
-                    # The first token's digest also stays here, as before staff identity.
-                    token_hash=token_row.token_hash,
                     status="active",
                     created_at=ctx.now,
                 )

@@ -65,14 +65,15 @@ class ApiKey(Base):
 
 
 class StaffMember(Base):
-    """`staff_<id>_<secret>` bearer tokens; roles analyst < mlro < admin < super_admin."""
+    """A staff account; roles analyst < mlro < admin < super_admin. Its `staff_<id>_<secret>`
+    bearer tokens are digests in `staff_tokens` (migration 0011 dropped the copy of the first
+    token's digest that was kept here)."""
 
     __tablename__ = "staff_members"
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     email: Mapped[str] = mapped_column(String(320), unique=True)
     role: Mapped[str] = mapped_column(String(20))
-    token_hash: Mapped[str] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(20), default="active")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
