@@ -166,7 +166,9 @@ async def test_logo_refusals(
 ) -> None:
     refused = await put_logo(client, staff, tenant.tenant_id, content, content_type)
     assert refused.status_code == status, refused.text
-    assert refused.json()["error"]["details"][0]["field"] == "logo"
+    error = refused.json()["error"]
+    assert error["code"] == "invalid-argument"  # docs/reference/staff-api.md §13.1, 413 too
+    assert error["details"][0]["field"] == "logo"
     async with runtime.db.read() as session:
         assert (await session.scalars(select(TenantLogo))).all() == []
 
