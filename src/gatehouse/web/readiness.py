@@ -8,7 +8,8 @@ the process should be given work: every check below passes.
   passes);
 - `migrations`: the database's revision is the head of this version's history (`ok`), or a
   revision this version does not know (`ahead`: a newer version migrated it during a rolling
-  upgrade; passes, since migrations only add to the schema while both versions run). A
+  upgrade; passes, since a release's migrations only add to the schema while both versions
+  run, unless its upgrade notes say otherwise: docs/operations.md "Upgrades"). A
   database behind this version (`pending`) fails: this version expects what it lacks.
 
 Each check has READY_TIMEOUT_SECONDS; a check that does not answer in time fails (`down`).
