@@ -216,3 +216,17 @@ def test_demo_with_mfa_off_prints_a_password(tmp_path: Path, sqlite_env: dict[st
     logged = "\n".join(demo.stderr)
     assert "GATEHOUSE_STAFF_MFA=off" in logged
     assert "development only" in logged
+
+
+def test_half_configured_single_sign_on_is_a_clear_error(
+    tmp_path: Path, sqlite_env: dict[str, str]
+) -> None:
+    env = {**sqlite_env, "GATEHOUSE_OIDC_CLIENT_SECRET": "oidc-secret-value"}
+    done = run(["migrate"], env, tmp_path)
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())  # the console wraps long lines
+    assert "set all three or none" in said
+    assert "(missing: GATEHOUSE_OIDC_ISSUER, GATEHOUSE_OIDC_CLIENT_ID)" in said
+    assert "GATEHOUSE_:" not in said
+    assert "oidc-secret-value" not in said
+    assert "Traceback" not in said

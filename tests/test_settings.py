@@ -80,3 +80,51 @@ def test_postgresql_requires_a_secret_key(clean_environ: Path) -> None:
     with pytest.raises(RuntimeError, match="GATEHOUSE_SECRET_KEY is required"):
         settings.resolved_secret_key()
     assert not any(clean_environ.iterdir())
+
+
+OIDC = {
+    "GATEHOUSE_OIDC_ISSUER": "https://login.example.com/realms/staff",
+    "GATEHOUSE_OIDC_CLIENT_ID": "gatehouse",
+    "GATEHOUSE_OIDC_CLIENT_SECRET": "oidc-secret",
+}
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["GATEHOUSE_OIDC_ISSUER"],
+        ["GATEHOUSE_OIDC_CLIENT_ID"],
+        ["GATEHOUSE_OIDC_CLIENT_SECRET"],
+        ["GATEHOUSE_OIDC_ISSUER", "GATEHOUSE_OIDC_CLIENT_ID"],
+        ["GATEHOUSE_OIDC_ISSUER", "GATEHOUSE_OIDC_CLIENT_SECRET"],
+        ["GATEHOUSE_OIDC_CLIENT_ID", "GATEHOUSE_OIDC_CLIENT_SECRET"],
+    ],
+)
+def test_single_sign_on_needs_all_three_settings_or_none(
+    clean_environ: Path, monkeypatch: pytest.MonkeyPatch, given: list[str]
+) -> None:
+    for name in given:
+        monkeypatch.setenv(name, OIDC[name])
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+    [error] = refused.value.errors()
+    assert error["loc"] == ()
+    message = str(error["msg"])
+    assert "set all three or none" in message
+    missing = message.split("missing: ", 1)[1].split(")", 1)[0].split(", ")
+    assert missing == [name for name in OIDC if name not in given]
+    assert "oidc-secret" not in message  # the message names settings, never their values
+
+
+def test_single_sign_on_with_all_three_or_none(
+    clean_environ: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert Settings().oidc_enabled is False
+    for name in OIDC:
+        monkeypatch.setenv(name, "")  # empty counts as unset
+    assert Settings().oidc_enabled is False
+    for name, value in OIDC.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings()
+    assert settings.oidc_enabled is True
+    assert settings.oidc_issuer == OIDC["GATEHOUSE_OIDC_ISSUER"]

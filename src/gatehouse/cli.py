@@ -48,8 +48,11 @@ def _settings(host: str | None = None, port: int | None = None) -> Settings:
     try:
         settings = Settings()
     except ValidationError as exc:
+        # A rule over several settings (no `loc`) names them in its message.
         problems = "; ".join(
             f"GATEHOUSE_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+            if e["loc"]
+            else str(e["msg"])
             for e in exc.errors()
         )
         _fail(f"invalid settings: {problems}")

@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SECRET_KEY_FILE = ".gatehouse-secret-key"  # noqa: S105 - a file name, not the key
@@ -99,6 +99,30 @@ class Settings(BaseSettings):
     def _strip_slash(cls, value: str | None) -> str | None:
         return value.rstrip("/") if value else value
 
+    @field_validator("oidc_issuer", "oidc_client_id", "oidc_client_secret")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        return value if value and value.strip() else None
+
+    @model_validator(mode="after")
+    def _oidc_all_or_none(self) -> Settings:
+        """Single sign-on needs the issuer, the client id and the secret: with only some of
+        them set it would silently not be offered, so that is refused (docs/staff-identity.md)."""
+        given = {
+            "GATEHOUSE_OIDC_ISSUER": self.oidc_issuer,
+            "GATEHOUSE_OIDC_CLIENT_ID": self.oidc_client_id,
+            "GATEHOUSE_OIDC_CLIENT_SECRET": self.oidc_client_secret,
+        }
+        missing = [name for name, value in given.items() if value is None]
+        if 0 < len(missing) < len(given):
+            raise ValueError(
+                "single sign-on needs GATEHOUSE_OIDC_ISSUER, GATEHOUSE_OIDC_CLIENT_ID and "
+                "GATEHOUSE_OIDC_CLIENT_SECRET: set all three or none (missing: "
+                + ", ".join(missing)
+                + ")"
+            )
+        return self
+
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
@@ -110,7 +134,8 @@ class Settings(BaseSettings):
 
     @property
     def oidc_enabled(self) -> bool:
-        """Single sign-on is offered when the issuer, client id and secret are all set."""
+        """Single sign-on is offered when the issuer, client id and secret are all set (the
+        loader refuses some of them without the others)."""
         return bool(self.oidc_issuer and self.oidc_client_id and self.oidc_client_secret)
 
     @property
