@@ -4,7 +4,7 @@ and the dashboard, the filters the templates share, and small page answers."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 from starlette.responses import RedirectResponse, Response
 
-from gatehouse.timeutil import format_ts
+from gatehouse.timeutil import format_ts, parse_ts
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
@@ -31,18 +31,33 @@ PAGE_HEADERS = {
 }
 
 
+def _moment(value: datetime | str) -> datetime | str:
+    """A datetime in UTC: an RFC 3339 string (an API row's time) is parsed; other text stays."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo is not None else value
+    try:
+        return parse_ts(value)
+    except ValueError:
+        return value
+
+
 def human_time(value: datetime | str | None) -> str:
-    """`22 Nov 2026, 10:00 UTC` for people; an em dash when there is none."""
+    """`22 Nov 2026, 10:00 UTC` for people, from a datetime or an RFC 3339 string; other text
+    as given; an em dash when there is none."""
     if value is None or value == "":
         return "—"
-    if isinstance(value, str):
-        return value
-    stamp = format_ts(value) or ""
-    return f"{value.day} {value:%b %Y, %H:%M} UTC" if stamp else "—"
+    moment = _moment(value)
+    if isinstance(moment, str):
+        return moment
+    return f"{moment.day} {moment:%b %Y, %H:%M} UTC"
 
 
-def machine_time(value: datetime | None) -> str:
-    return format_ts(value) or ""
+def machine_time(value: datetime | str | None) -> str:
+    """The RFC 3339 form (`<time datetime>`), from a datetime or a string; other text as given."""
+    if value is None or value == "":
+        return ""
+    moment = _moment(value)
+    return moment if isinstance(moment, str) else format_ts(moment)
 
 
 def words(value: str | None) -> str:
