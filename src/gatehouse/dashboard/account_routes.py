@@ -22,7 +22,6 @@ from gatehouse.dashboard.sessions import (
     clear_session_cookie,
     require_viewer,
 )
-from gatehouse.dashboard.staff_routes import with_times
 from gatehouse.errors import GatehouseError
 from gatehouse.web import browser
 from gatehouse.web.auth import runtime_of
@@ -60,10 +59,7 @@ async def render_account(
             "title": "Your account",
             "factors": factors,
             "passkeys": await passkeys.passkeys_of(runtime, staff_id),
-            "tokens": [
-                with_times(token, "createdAt", "expiresAt", "revokedAt")
-                for token in (await tokens.list_tokens(runtime, staff_id))["data"]
-            ],
+            "tokens": (await tokens.list_tokens(runtime, staff_id))["data"],
             "new_token": new_token,
             "errors": errors or {},
             "notice": NOTICES.get(request.query_params.get("done") or ""),

@@ -4,7 +4,6 @@ staff API. Invite links are shown once, on the answer to the form that made them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -14,7 +13,6 @@ from gatehouse.accounts import lifecycle
 from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
 from gatehouse.domain.principals import STAFF_ROLES
 from gatehouse.errors import GatehouseError, permission_denied
-from gatehouse.timeutil import parse_ts
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
@@ -27,17 +25,6 @@ NOTICES = {
     "deactivated": "Account deactivated. Every session ended and every token was revoked.",
     "reactivated": "Account reactivated.",
 }
-
-
-def with_times(row: Mapping[str, Any], *names: str) -> dict[str, Any]:
-    """A copy of an API row whose RFC 3339 times `names` are datetimes, so the pages show
-    them the way people read them (the `when` filter), like every other dashboard time."""
-    shown = dict(row)
-    for name in names:
-        value = shown.get(name)
-        if isinstance(value, str):
-            shown[name] = parse_ts(value)
-    return shown
 
 
 async def render_staff(
@@ -58,7 +45,7 @@ async def render_staff(
             "viewer": viewer,
             "section": "staff",
             "title": "Staff",
-            "staff": [with_times(row, "lastSignInAt") for row in listing["data"]],
+            "staff": listing["data"],
             "roles": [r for r in STAFF_ROLES if lifecycle.may_manage(role, r)],
             "role_options": [
                 (r, r.replace("_", " ")) for r in STAFF_ROLES if lifecycle.may_manage(role, r)
