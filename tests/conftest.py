@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from gatehouse.app import create_app
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
+from tests.support.browser import SAME_ORIGIN
 from tests.support.databases import REDIS_URL, clear_all_tables, migrated_database
 from tests.support.factories import StaffFixture, TenantFixture, make_staff, make_tenant
 from tests.support.leaks import CAPTURED, EXTERNAL_LINES, leaked_lines
@@ -62,7 +63,11 @@ def app(runtime: Runtime) -> FastAPI:
 @pytest.fixture
 async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+    # A browser sends its page's Origin on every unsafe request; the portal and the
+    # dashboard refuse one without it (docs/reference/portal.md §6).
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
+    ) as c:
         yield c
 
 

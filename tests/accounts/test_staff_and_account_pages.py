@@ -18,6 +18,7 @@ from sqlalchemy import select
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry
 from tests.pages.helpers import PASSWORD, RECOVERY_RE, csrf_of, dashboard_sign_in, next_code
+from tests.support.browser import SAME_ORIGIN
 from tests.support.factories import StaffFixture, make_staff
 from tests.support.leaks import remember
 
@@ -33,7 +34,9 @@ RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 async def other(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """A second browser (its own cookies)."""
     transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50001))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
+    ) as c:
         yield c
 
 

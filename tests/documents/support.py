@@ -20,6 +20,7 @@ from gatehouse.app import create_app
 from gatehouse.runtime import Runtime
 from tests.conftest import make_settings
 from tests.portal.conftest import Provisioned, provision, sign_in
+from tests.support.browser import SAME_ORIGIN
 from tests.support.factories import TenantFixture
 from tests.support.leaks import remember
 
@@ -71,7 +72,9 @@ async def document_app(database_url: str, **settings: Any) -> AsyncIterator[Docu
     try:
         app = create_app(runtime.settings, runtime)
         transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
+        ) as client:
             yield DocumentApp(runtime, client)
     finally:
         await runtime.close()

@@ -24,6 +24,7 @@ from tests.documents.support import document_app, pdf_bytes, png_bytes, store_ob
 from tests.pages.helpers import csrf_of
 from tests.pages.portal_support import raise_question_and_document, signed_in
 from tests.portal.conftest import provision
+from tests.support.browser import SAME_ORIGIN
 from tests.support.document_services import EICAR, Clamd
 from tests.support.factories import TenantFixture
 from tests.support.live import serve_in_thread
@@ -183,7 +184,7 @@ async def test_an_endless_upload_is_stopped_at_the_limit_and_stores_nothing(
 ) -> None:
     settings = make_settings(database_url, upload_max_bytes=UPLOAD_LIMIT)
     with serve_in_thread(lambda: create_app(settings)) as base:
-        async with httpx.AsyncClient(base_url=base) as client:
+        async with httpx.AsyncClient(base_url=base, headers=SAME_ORIGIN) as client:
             made = await provision(client, tenant)
             signed = await client.post(f"/portal/login/{made.token}")
             assert signed.status_code == 303, signed.text

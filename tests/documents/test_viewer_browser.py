@@ -79,7 +79,7 @@ PDF = one_page_pdf("Gatehouse statement")
 
 def _upload_two(base: str, tenant: TenantFixture) -> tuple[str, str, str]:
     """An applicant uploads a PNG and a PDF through the portal: (clientId, png id, pdf id)."""
-    with httpx.Client(base_url=base) as client:
+    with httpx.Client(base_url=base, headers={"Origin": base}) as client:
         made = client.post(
             "/v1/login-sessions",
             json={"email": "viewer@example.test", "externalRef": "view-1"},

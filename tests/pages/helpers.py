@@ -22,6 +22,7 @@ import pyotp
 from gatehouse.app import create_app
 from gatehouse.runtime import Runtime
 from tests.conftest import make_settings
+from tests.support.browser import SAME_ORIGIN
 from tests.support.databases import clear_all_tables
 from tests.support.factories import StaffFixture
 from tests.support.leaks import remember
@@ -115,7 +116,9 @@ async def client_with(
     await clear_all_tables(runtime.db)
     transport = httpx.ASGITransport(app=create_app(settings, runtime), client=("127.0.0.1", 5))
     try:
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
+        ) as client:
             yield client, runtime
     finally:
         await runtime.close()

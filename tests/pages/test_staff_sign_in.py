@@ -34,6 +34,7 @@ from tests.pages.helpers import (
     next_code,
     sign_in_with_password,
 )
+from tests.support.browser import SAME_ORIGIN
 from tests.support.factories import StaffFixture, make_staff
 from tests.support.leaks import remember
 
@@ -385,7 +386,9 @@ async def test_mfa_required_makes_a_person_without_a_factor_enrol_first(
         # The same database, now served with a second factor required.
         runtime.settings = make_settings(database_url)
         required = httpx.ASGITransport(app=create_app(runtime.settings, runtime))
-        async with httpx.AsyncClient(transport=required, base_url="http://testserver") as other:
+        async with httpx.AsyncClient(
+            transport=required, base_url="http://testserver", headers=SAME_ORIGIN
+        ) as other:
             answer = await other.post(
                 "/dashboard/sign-in", data={"email": person.email, "password": PASSWORD}
             )

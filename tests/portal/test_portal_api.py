@@ -16,6 +16,7 @@ from gatehouse.storage.tables.applications import Document, PortalSession
 from gatehouse.storage.tables.documents_custody import DocumentCustody
 from tests.conftest import make_settings
 from tests.portal.conftest import Provisioned, mint, sign_in
+from tests.support.browser import SAME_ORIGIN
 from tests.support.cases import application_row, outbox_events
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
 
@@ -285,7 +286,9 @@ async def test_upload_size_limit(
     try:
         app = create_app(rt.settings, rt)
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
+        ) as c:
             made = await provision(c, tenant)
             await sign_in(c, made.token)
             at_limit = await c.post(

@@ -163,7 +163,11 @@ async def test_secure_cookie_under_https(
     try:
         app = create_app(rt.settings, rt)
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="https://portal.example") as c:
+        async with httpx.AsyncClient(
+            transport=transport,
+            base_url="https://portal.example",
+            headers={"Origin": "https://portal.example"},
+        ) as c:
             tenant = await make_tenant(rt)
             made = await provision(c, tenant, email="s@example.test", externalRef="s1")
             assert made.login_url.startswith("https://portal.example/portal/login/")

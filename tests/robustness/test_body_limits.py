@@ -199,7 +199,7 @@ def test_sign_in_and_page_forms_are_bounded_with_a_page(server: tuple[str, int])
 def test_a_multipart_upload_is_bounded_by_the_upload_limit(
     server: tuple[str, int],
 ) -> None:
-    headers = {"Content-Type": "multipart/form-data; boundary=xyz"}
+    headers = {"Content-Type": "multipart/form-data; boundary=xyz", "Origin": "http://testserver"}
     # Within UPLOAD_MAX_BYTES and its framing, a declared length is not refused at the edge
     # (the route answers: here 401 for want of a session).
     with socket.create_connection(server, timeout=patient(15)) as sock:

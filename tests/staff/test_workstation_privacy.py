@@ -20,6 +20,7 @@ from gatehouse.storage.tables.webhooks import Delivery
 from gatehouse.web.dispatch import leaf_routes
 from gatehouse.webhooks.delivery import DeliveryWorker
 from tests.pages.helpers import dashboard_sign_in
+from tests.support.browser import SAME_ORIGIN
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
 from tests.webhooks.conftest import (  # noqa: F401  (fixtures)
     create_endpoint,
@@ -102,7 +103,9 @@ async def test_notes_and_acknowledgements_reach_no_tenant_webhook_or_portal(
     # Staff see both.
     notes = await client.get(f"{staff_api}/notes", headers=analyst.headers)
     assert NOTE in notes.text
-    web = httpx.AsyncClient(transport=client._transport, base_url=str(client.base_url))
+    web = httpx.AsyncClient(
+        transport=client._transport, base_url=str(client.base_url), headers=SAME_ORIGIN
+    )
     async with web:
         await dashboard_sign_in(web, analyst)
         page = await web.get(f"/dashboard/applications/{client_id}")

@@ -1,9 +1,10 @@
 """What the browser surfaces (portal and dashboard) share: one origin rule, one cookie rule.
 
-- Origin: an unsafe request (anything but GET and HEAD) that carries an `Origin` header is
-  accepted only when that origin is PUBLIC_URL's or the request's own (scheme, host and
-  port); `Origin: null` is refused. A request without `Origin` is left to the CSRF token
-  (the dashboard) or the SameSite cookie (the portal).
+- Origin: an unsafe request (anything but GET and HEAD) is accepted only when its `Origin`
+  header names PUBLIC_URL's origin (scheme, host and port). Without `Origin`, its `Referer`
+  must name that origin instead (the pages' `Referrer-Policy: same-origin` keeps it on every
+  same-origin request). Both absent, either naming another origin, or `Origin: null`: refused
+  (docs/reference/portal.md §6, docs/case-work.md).
 - Cookies: HttpOnly, scoped to the surface's path, `Secure` exactly when PUBLIC_URL is https
   (docs/reference/portal.md §3).
 """
@@ -16,7 +17,7 @@ from urllib.parse import urlsplit
 from fastapi import Request
 from starlette.responses import Response
 
-from gatehouse.errors import permission_denied
+from gatehouse.errors import PERMISSION_DENIED, GatehouseError
 from gatehouse.settings import Settings
 
 SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -37,20 +38,35 @@ def origin_of(url: str) -> tuple[str, str, int] | None:
 
 
 def same_origin(request: Request, settings: Settings) -> bool:
-    """False when the browser says the request came from another site."""
-    origin = request.headers.get("origin")
+    """True only when the request shows it came from PUBLIC_URL's origin: by its `Origin`
+    header, or, without one, by its `Referer`. A request that shows neither is refused."""
+    headers = request.headers
+    origin = headers.get("origin")
     if origin is None:
-        return True
+        origin = headers.get("referer")
+        if origin is None:
+            return False
+    referer = headers.get("referer")
+    expected = origin_of(settings.base_url)
     claimed = origin_of(origin)
-    if claimed is None:
+    if claimed is None or claimed != expected:
         return False
-    return claimed in (origin_of(settings.base_url), origin_of(str(request.base_url)))
+    # A Referer beside a matching Origin must not name another origin either.
+    return referer is None or origin_of(referer) == expected
+
+
+class CrossSiteRequest(GatehouseError):
+    """403 permission-denied: the error body on JSON routes, the refusal page on pages
+    (web/handlers.py)."""
+
+    def __init__(self) -> None:
+        super().__init__(PERMISSION_DENIED, "Cross-site requests are not accepted.")
 
 
 def check_origin(request: Request, settings: Settings) -> None:
     """403 permission-denied for a cross-site unsafe request."""
     if request.method not in SAFE_METHODS and not same_origin(request, settings):
-        raise permission_denied("Cross-site requests are not accepted.")
+        raise CrossSiteRequest
 
 
 def cookie_is_secure(settings: Settings) -> bool:

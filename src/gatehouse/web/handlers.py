@@ -10,6 +10,7 @@ from starlette.routing import Match
 
 from gatehouse.errors import GatehouseError
 from gatehouse.web import dispatch, idempotency
+from gatehouse.web.browser import CrossSiteRequest
 from gatehouse.web.edge_request import surface_of
 from gatehouse.web.errors import error_response, validation_details
 from gatehouse.web.rendering import PAGE_HEADERS, refusal_page
@@ -37,6 +38,11 @@ async def _finish(request: Request, response: Response) -> Response:
 async def api_error_handler(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, GatehouseError):
         raise exc  # registered for GatehouseError only: anything else stays unhandled
+    if isinstance(exc, CrossSiteRequest) and surface_of(request.scope["path"]) == "page":
+        # A cross-site post to a page route (the portal's sign-in link, its language
+        # choice): the refusal page, as every page refusal.
+        page = refusal_page(exc.status_code, exc.message)
+        return HTMLResponse(page, status_code=exc.status_code, headers=PAGE_HEADERS)
     response = error_response(
         request, exc.status_code, exc.code, exc.message, exc.details, exc.headers
     )
