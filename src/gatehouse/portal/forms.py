@@ -40,7 +40,9 @@ from gatehouse.web.rendering import see_other
 
 router = APIRouter(include_in_schema=False)
 
-# Multipart framing around an uploaded file.
+# Multipart framing around an uploaded file. Less than the edge's UPLOAD_FRAMING
+# (web/edge_request.py): a declared length over this reaches the check in `_posted` unread,
+# however large it is, and gets the page's own 413.
 MULTIPART_OVERHEAD = 64 * 1024
 # Uploads that answer a document item of an information request.
 REQUESTED_DOCUMENT_TYPE = "requested_document"

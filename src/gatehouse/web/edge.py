@@ -43,7 +43,13 @@ from gatehouse.web.edge_answers import (
     refuse_too_large,
     send_json,
 )
-from gatehouse.web.edge_request import PLAIN_QUERY, body_headers, body_limit, surface_of
+from gatehouse.web.edge_request import (
+    PLAIN_QUERY,
+    body_headers,
+    body_limit,
+    is_page_upload,
+    surface_of,
+)
 from gatehouse.web.errors import error_body
 from gatehouse.web.text import (
     check_form_body,
@@ -167,10 +173,22 @@ class EdgeMiddleware:
                 message = "Content-Length must be a number of bytes."
                 await refuse(deliver, path, 400, message, "Content-Length", "not a length")
                 return
+            app_receive: Receive = bounded_receive
+            if length > limit and is_page_upload(path, content_type):
+                # The portal's page upload routes refuse a declared length over their bound
+                # with their own page, translated and beside the file input, before reading
+                # anything; should one read all the same, the first read ends in the 413 below.
+                async def refused_receive() -> Message:
+                    too_large[0] = True
+                    raise BodyTooLarge
+
+                await self.app(scope, refused_receive, send_from_app)
+                if too_large[0]:
+                    raise BodyTooLarge
+                return
             if length > limit:
                 await refuse_too_large(deliver, path, limit)
                 return
-            app_receive: Receive = bounded_receive
             if not content_type:
                 pass  # no body to check here (JSON surfaces check theirs in web/body.py)
             elif is_form(content_type):

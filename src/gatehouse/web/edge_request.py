@@ -15,6 +15,19 @@ from gatehouse.settings import Settings
 # upload routes refuse a file over the limit with their own page or body before this).
 UPLOAD_FRAMING = 128 * 1024
 
+# The portal's page routes that take an upload without scripts (portal/forms.py). A declared
+# length over their bound is not refused here: they refuse it with their own translated page,
+# before reading anything (docs/platform.md, "Body size").
+PAGE_UPLOAD_ROUTE = re.compile(r"/portal/upload-documents|/portal/requests/[^/]+/items/[^/]+")
+
+
+def is_page_upload(path: str, content_type: str) -> bool:
+    """A multipart post to one of the portal's page upload routes."""
+    return (
+        content_type.lower().startswith("multipart/form-data")
+        and PAGE_UPLOAD_ROUTE.fullmatch(path) is not None
+    )
+
 
 def _first_segment(path: str) -> str:
     return path[1:].partition("/")[0]
