@@ -1,5 +1,5 @@
 """verify_callback(): passphrase check, parsing, unknown codes kept
-(docs/reference/verification.md; docs/reference/verification.md).
+(docs/reference/verification.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Error kinds and the one exception every layer raises (docs/reference/tenant-api.md §8).
+"""Error kinds and the one exception every layer raises (docs/reference/tenant-api.md §4.4).
 
 Features and domain rules raise `GatehouseError` (or a domain subclass); they know no HTTP.
 The web platform maps every one of them to the documented body

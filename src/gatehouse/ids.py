@@ -1,4 +1,4 @@
-"""Opaque identifiers with a readable prefix (README.md §2.1)."""
+"""Opaque identifiers with a readable prefix (docs/reference/README.md §2.1)."""
 
 from __future__ import annotations
 

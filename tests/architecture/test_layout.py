@@ -71,11 +71,10 @@ ENUM_BASES = {"Enum", "StrEnum", "IntEnum", "Flag", "IntFlag"}
 SURFACES = BANDS[4]
 # Surface modules that still build a statement themselves; each belongs in a feature's
 # queries (the notification list, shared by staff/webhooks.py and dashboard/webhooks_routes.py,
-# in webhooks/; the dashboard's tenant, key, intake and staff lookups in accounts/ and intakes/;
-# the request -> application lookup in info_requests/). The list may only shrink.
+# in webhooks/; the dashboard's tenant, key, intake and staff lookups in accounts/ and
+# intakes/). The list may only shrink.
 SQL_IN_SURFACES_TO_MOVE = {
     "staff/webhooks.py",
-    "dashboard/case_actions.py",
     "dashboard/invite_routes.py",
     "dashboard/sign_in_routes.py",
     "dashboard/tenants_routes.py",

@@ -1,5 +1,5 @@
-"""Information-request rules (docs/reference/tenant-api.md §2.8, §3.3; docs/reference/staff-
-api.md; docs/reference/staff-api.md): no database.
+"""Information-request rules (docs/reference/tenant-api.md §2.8, §3.3;
+docs/reference/staff-api.md §6.4-§6.6): no database.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Every setting of the code is documented, with its default, and priced (docs/reference/
-settings.md §2, docs/operations.md "What each setting costs"); every documented setting is
-one the code reads. A new field of `Settings` without its row fails here."""
+"""Every setting of the code is documented, with its default, and priced
+(docs/reference/settings.md §2, docs/operations.md "What each setting costs"); every
+documented setting is one the code reads. A new field of `Settings` without its row fails here."""
 
 from __future__ import annotations
 

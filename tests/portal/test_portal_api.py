@@ -1,4 +1,4 @@
-"""The portal's JSON routes (docs/reference/portal.md; docs/reference/portal.md): me, submit, form,
+"""The portal's JSON routes (docs/reference/portal.md): me, submit, form,
 answer,
 documents, logout; 401 without a live session, 403 for locked or erased
 applications and removed members, 403 for cross-site requests."""

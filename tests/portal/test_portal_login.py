@@ -1,4 +1,4 @@
-"""Link redemption (docs/reference/portal.md; docs/reference/portal.md): POST consumes the link
+"""Link redemption (docs/reference/portal.md): POST consumes the link
 once, starts a
 cookie session and redirects; used, expired, revoked and locked links get the
 same 410 page."""

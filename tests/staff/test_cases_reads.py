@@ -1,5 +1,5 @@
-"""Staff reads, erasure and the audit trail (docs/reference/staff-api.md; docs/reference/staff-
-api.md; docs/reference/tenant-api.md §5.3, §5.11).
+"""Staff reads, erasure and the audit trail (docs/reference/staff-api.md;
+docs/reference/tenant-api.md §5.3, §5.11).
 """
 
 from __future__ import annotations
@@ -381,7 +381,8 @@ async def test_every_case_action_is_audited(
 async def test_erased_identity_cannot_be_provisioned_again(
     client: httpx.AsyncClient, tenant: TenantFixture, admin: StaffFixture, identity: dict[str, str]
 ) -> None:
-    """Spec 1 §4.1 rule 6: an erased case is not recreated, for ref and email identities."""
+    """docs/reference/tenant-api.md §5.1 (410): an erased case is not recreated, for ref and email
+    identities."""
     made = await provision(client, tenant, email="gone@example.test", **identity)
     erased = await client.post(
         f"/staff/v1/applications/{made.client_id}/erase", headers=admin.headers

@@ -1,4 +1,4 @@
-"""Information requests over HTTP (docs/reference/staff-api.md; docs/reference/staff-api.md;
+"""Information requests over HTTP (docs/reference/staff-api.md;
 docs/reference/tenant-api.md §2.8, §3.1, §5.4; docs/reference/webhooks.md §5.2):
 raise, answer, responded, accept, reopen (new round), close, cancel."""
 

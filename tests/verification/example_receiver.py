@@ -39,7 +39,7 @@ log = logging.getLogger("example_receiver")
 
 MAX_BODY = 64 * 1024
 
-# Spec 3 §3: the codes Gatehouse sends, and what a receiver does with each.
+# docs/reference/verification.md §3: the codes Gatehouse sends, and what a receiver does with each.
 STATUS_ACTIONS: dict[int, str] = {
     2: "reverify",  # Draft: re-verification required (document expiry, dashboard)
     5: "wait",  # Pending: verifying and screening

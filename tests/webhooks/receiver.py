@@ -77,7 +77,7 @@ def verify_delivery(
     expected_tenants: set[str] | None = None,
     now: float | None = None,
 ) -> str | None:
-    """Spec 2 §5 steps 1-5; None when the delivery verifies, else why not."""
+    """docs/reference/webhooks.md §7.1 steps 1-4; None when the delivery verifies, else why not."""
     stamp = headers.get("gatehouse-timestamp", "")
     if not re.fullmatch(r"[0-9]+", stamp):
         return "timestamp is not integer seconds"

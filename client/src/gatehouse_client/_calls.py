@@ -99,8 +99,8 @@ def object_body(body: Any) -> dict[str, Any]:
 
 
 def normalize_external_ref(external_ref: str | None) -> str | None:
-    """externalRef as the server stores it: trimmed, cut to 200 (docs/reference/tenant-
-    api.md §5.1).
+    """externalRef as the server stores it: trimmed, cut to 200
+    (docs/reference/tenant-api.md §5.1).
     """
     if external_ref is None:
         return None

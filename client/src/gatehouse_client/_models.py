@@ -48,8 +48,8 @@ __all__ = [
 
 
 def is_approved(value: Application | ApplicationStatus | str | None) -> bool:
-    """True only for an application (or status) that is exactly `active` (docs/reference/tenant-
-    api.md §2.3).
+    """True only for an application (or status) that is exactly `active`
+    (docs/reference/tenant-api.md §2.3).
     """
     if isinstance(value, Application):
         value = value.status
@@ -143,8 +143,8 @@ class OpenInfoRequest(Model):
 
 @dataclass(frozen=True)
 class Application(Model):
-    """An application (docs/reference/tenant-api.md §2.4 plus the fields of docs/reference/tenant-
-    api.md §5).
+    """An application (docs/reference/tenant-api.md §2.4 plus the fields of
+    docs/reference/tenant-api.md §5).
 
     List elements may leave `members`, `decision` and `open_info_request` out;
     then `members` is empty and `members_included` is False. `submitted_at`

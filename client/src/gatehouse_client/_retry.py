@@ -1,5 +1,5 @@
-"""When a call may be repeated (docs/reference/tenant-api.md §5.15, §4.4; docs/reference/tenant-
-api.md §4.6).
+"""When a call may be repeated (docs/reference/tenant-api.md §5.15, §4.4;
+docs/reference/tenant-api.md §4.6).
 
 The decision is a pure function of what the call is, what went wrong and
 how many attempts were made, so the sync and async clients share it.

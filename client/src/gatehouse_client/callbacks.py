@@ -1,4 +1,4 @@
-"""Verification status callbacks (docs/reference/verification.md; docs/reference/verification.md).
+"""Verification status callbacks (docs/reference/verification.md).
 
 `verify_callback(body, passphrase)` checks the body's `passphrase` against
 the registered callbackPassphrase in constant time, then returns a typed

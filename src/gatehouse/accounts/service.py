@@ -74,7 +74,8 @@ def check_tenant_name(name: object) -> str:
 
 
 def check_endpoint_cap(cap: object) -> int:
-    """The per-tenant webhook endpoint cap: an integer from 1 to 20 (staff-api.md §4.5)."""
+    """The per-tenant webhook endpoint cap: an integer from 1 to 20
+    (docs/reference/staff-api.md §4.5)."""
     return parse_int(cap, "webhookEndpointCap", 1, MAX_ENDPOINT_CAP)
 
 
@@ -176,7 +177,8 @@ async def _change_tenant(
 
 
 def validate_scopes(scopes: Iterable[str] | None) -> list[str]:
-    """Scopes of tenant-api.md §4.3; none (or an empty list) means applications:write only."""
+    """Scopes of
+    docs/reference/tenant-api.md §4.3; none (or an empty list) means applications:write only."""
     if scopes is None:
         return list(DEFAULT_SCOPES)
     chosen = list(dict.fromkeys(scopes))
@@ -198,7 +200,8 @@ async def create_api_key(
     *,
     ctx: WriteContext | None = None,
 ) -> CreatedApiKey:
-    """A new key `service_<keyId>_<secret>` (tenant-api.md §4.2); shown once, stored hashed."""
+    """A new key `service_<keyId>_<secret>`
+    (docs/reference/tenant-api.md §4.2); shown once, stored hashed."""
     chosen = validate_scopes(scopes)
     name = cut_text(name) or None
     key_id = _short_id(16)
@@ -230,7 +233,8 @@ async def create_api_key(
 
 
 async def revoke_api_key(runtime: Runtime, ctx: WriteContext, key_id: str) -> RevokedApiKey:
-    """Revoke a key: every later request with it is 401 (tenant-api.md §4.2 rule 5)."""
+    """Revoke a key: every later request with it is 401
+    (docs/reference/tenant-api.md §4.2 rule 5)."""
     async with runtime.db.write() as session:
         key = await session.scalar(select(ApiKey).where(ApiKey.id == key_id).with_for_update())
         if key is None:

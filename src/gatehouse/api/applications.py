@@ -46,7 +46,7 @@ async def post_application(
 
 @router.get("/v1/applications")
 async def get_applications(request: Request) -> Response:
-    """The paged list: `{data, nextCursor, hasMore}` (tenant-api.md §5.11).
+    """The paged list: `{data, nextCursor, hasMore}` (docs/reference/tenant-api.md §5.11).
 
     Access is checked by a plain call rather than a dependency (a FastAPI dependency
     costs about 8 us per request); it still runs before the query is read.
@@ -60,7 +60,7 @@ async def get_applications(request: Request) -> Response:
 
 @router.get("/v1/applications/{client_id}")
 async def get_application(request: Request, client_id: str) -> Response:
-    """The application (tenant-api.md §5.3); missing, foreign and erased are one 404.
+    """The application (docs/reference/tenant-api.md §5.3); missing, foreign and erased are one 404.
 
     Access by a plain call, as for the list (the path parameter cannot fail validation).
     """
@@ -76,7 +76,7 @@ async def get_application(request: Request, client_id: str) -> Response:
 async def get_info_requests(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
-    """Information requests, highest seq first (tenant-api.md §5.4)."""
+    """Information requests, highest seq first (docs/reference/tenant-api.md §5.4)."""
     async with runtime.db.read() as session:
         view = await reads.read_info_requests(session, principal.tenant_id, client_id)
     return json_response(200, view)
@@ -86,7 +86,7 @@ async def get_info_requests(
 async def get_decisions(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
-    """Decision history, newest first (tenant-api.md §5.12)."""
+    """Decision history, newest first (docs/reference/tenant-api.md §5.12)."""
     async with runtime.db.read() as session:
         view = await reads.read_decisions(session, principal.tenant_id, client_id)
     return json_response(200, view)
@@ -96,7 +96,7 @@ async def get_decisions(
 async def get_checklist(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
-    """The intake's checklist and what satisfies it (tenant-api.md §5.13)."""
+    """The intake's checklist and what satisfies it (docs/reference/tenant-api.md §5.13)."""
     async with runtime.db.read() as session:
         view = await reads.read_checklist(session, principal.tenant_id, client_id)
     return json_response(200, view)
@@ -106,7 +106,7 @@ async def get_checklist(
 async def get_documents(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
-    """Document metadata only (tenant-api.md §5.14)."""
+    """Document metadata only (docs/reference/tenant-api.md §5.14)."""
     async with runtime.db.read() as session:
         view = await reads.read_documents(session, principal.tenant_id, client_id)
     return json_response(200, view)

@@ -23,7 +23,8 @@ router = APIRouter(tags=["login sessions"])
 async def post_login_session(
     request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
-    """Provision, then 201 `{loginUrl, clientId, expiresAt, status}` (tenant-api.md §5.2)."""
+    """Provision, then 201 `{loginUrl, clientId, expiresAt, status}`
+    (docs/reference/tenant-api.md §5.2)."""
     body = await parse_body(request, LoginSessionBody)
     applicant = body.applicant()
     queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))

@@ -32,7 +32,7 @@ async def post_member(
 async def delete_member(
     client_id: str, uid: str, request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
-    """204; removing the current owner needs `newOwnerUid` (tenant-api.md §5.8)."""
+    """204; removing the current owner needs `newOwnerUid` (docs/reference/tenant-api.md §5.8)."""
     new_owner_uid = request.query_params.get("newOwnerUid")
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)

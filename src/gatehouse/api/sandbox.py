@@ -77,7 +77,7 @@ SandboxWriter = Annotated[TenantPrincipal, Depends(sandbox_writer)]
 async def post_simulate(
     client_id: str, request: Request, principal: SandboxWriter, runtime: RuntimeDep
 ) -> Response:
-    """One simulated step; 200 with the application (tenant-api.md §5.3 shape)."""
+    """One simulated step; 200 with the application (docs/reference/tenant-api.md §5.3 shape)."""
     body = await parse_body(request, SimulateBody)
     items = None if body.items is None else [item.model_dump() for item in body.items]
     step = sandbox.Simulation(body.action, body.comment, body.rejectionReason, items)

@@ -27,7 +27,7 @@ router = APIRouter(tags=["webhooks"])
 async def create_webhook(
     request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
-    """Register an endpoint: 201 with its `secret`, shown once (webhooks.md §4.2)."""
+    """Register an endpoint: 201 with its `secret`, shown once (docs/reference/webhooks.md §4.2)."""
     body = await parse_body(request, endpoints.CreateWebhookBody)
     changes = await endpoints.validated_create(runtime, body)
     async with runtime.db.write() as session:
@@ -38,7 +38,7 @@ async def create_webhook(
 
 @router.get("/v1/webhooks")
 async def list_webhooks(principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
-    """`{data: [endpoint…]}` without secrets (webhooks.md §4.3)."""
+    """`{data: [endpoint…]}` without secrets (docs/reference/webhooks.md §4.3)."""
     async with runtime.db.read() as session:
         page = await endpoints.list_endpoints(session, principal.tenant_id)
     return json_response(200, page)
@@ -58,7 +58,8 @@ async def get_webhook(endpoint_id: str, principal: ManageWebhooks, runtime: Runt
 async def update_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
-    """Change url, events or description; the URL is checked again (webhooks.md §4.5)."""
+    """Change url, events or description; the URL is checked again
+    (docs/reference/webhooks.md §4.5)."""
     body = await parse_body(request, endpoints.UpdateWebhookBody)
     changes = await endpoints.validated_update(runtime, body)
     async with runtime.db.write() as session:
@@ -71,7 +72,7 @@ async def update_webhook(
 async def delete_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
-    """204; pending deliveries become `cancelled` (webhooks.md §4.6)."""
+    """204; pending deliveries become `cancelled` (docs/reference/webhooks.md §4.6)."""
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
         await endpoints.delete_endpoint(session, ctx, principal, endpoint_id)
@@ -104,7 +105,7 @@ async def disable_webhook(
 async def rotate_webhook_secret(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
-    """200 `{secret, previousSecretExpiresAt}` (webhooks.md §4.9)."""
+    """200 `{secret, previousSecretExpiresAt}` (docs/reference/webhooks.md §4.9)."""
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
         view = await endpoints.rotate_secret(session, runtime, ctx, principal, endpoint_id)
@@ -115,7 +116,8 @@ async def rotate_webhook_secret(
 async def test_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
-    """One synchronous signed `webhook.test` (webhooks.md §4.10); nothing is persisted.
+    """One synchronous signed `webhook.test`
+    (docs/reference/webhooks.md §4.10); nothing is persisted.
 
     The POST to the receiver happens outside any write transaction; only the
     audit entry and the idempotency record are written afterwards.
@@ -143,7 +145,7 @@ async def test_webhook(
 async def list_webhook_deliveries(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
-    """`{data, nextCursor, hasMore}`, newest first (webhooks.md §4.11)."""
+    """`{data, nextCursor, hasMore}`, newest first (docs/reference/webhooks.md §4.11)."""
     query = deliveries.parse_delivery_query(request.query_params.multi_items())
     async with runtime.db.read() as session:
         endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)

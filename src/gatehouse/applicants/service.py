@@ -50,7 +50,8 @@ class FormBody(BaseModel):
 
 
 def me_view(application: Application, context: PortalContext) -> PortalMe:
-    """`{clientId, uid, email, role, status, companyName, submittedAt}` (portal.md §7.1)."""
+    """`{clientId, uid, email, role, status, companyName, submittedAt}`
+    (docs/reference/portal.md §7.1)."""
     return {
         "clientId": application.id,
         "uid": context.member_id,
@@ -81,7 +82,7 @@ async def read_me(runtime: Runtime, context: PortalContext) -> PortalMe:
 async def submit(session: AsyncSession, ctx: WriteContext, context: PortalContext) -> PortalMe:
     """`POST /portal/api/submit`: sets submittedAt once; application.submitted is
     emitted only when submission goes from not true to true; the status stays
-    (portal.md §7.2)."""
+    (docs/reference/portal.md §7.2)."""
     application = await _locked_application(session, context)
     if application.submitted_at is None:
         await mark_submitted(session, ctx, application)
@@ -160,7 +161,7 @@ async def answer_item(
     body: AnswerBody,
 ) -> InfoRequestView:
     """Answer one item; a document item may name an uploaded `documentId` instead
-    of (or beside) a text answer. Returns the request (tenant-api.md §2.8 shape)."""
+    of (or beside) a text answer. Returns the request (docs/reference/tenant-api.md §2.8 shape)."""
     loaded = await load_request(session, request_id, application_id=context.application_id)
     if loaded.application.locked:
         raise permission_denied("Access to this application is not available.")

@@ -113,7 +113,8 @@ class CaseFile:
 
 
 async def checklist_for(session: AsyncSession, application: Application) -> list[ChecklistItem]:
-    """The intake's checklist as the tenant reads it (tenant-api.md §5.13); none once erased."""
+    """The intake's checklist as the tenant reads it
+    (docs/reference/tenant-api.md §5.13); none once erased."""
     if application.erased_at is not None:
         return []
     checklist = await read_checklist(session, application.tenant_id, application.id)

@@ -42,7 +42,7 @@ class AuditPage(TypedDict):
 
 
 class Note(TypedDict):
-    """An internal note (staff-api.md §12.2): staff-only."""
+    """An internal note (docs/reference/staff-api.md §12.2): staff-only."""
 
     noteId: str
     clientId: str
@@ -59,7 +59,8 @@ class NotePage(TypedDict):
 
 
 class Assignment(TypedDict):
-    """Who has the case after `POST …/assignment` (staff-api.md §12.4); null: no one."""
+    """Who has the case after `POST …/assignment`
+    (docs/reference/staff-api.md §12.4); null: no one."""
 
     clientId: str
     assignedTo: str | None

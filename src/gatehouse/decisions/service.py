@@ -77,7 +77,7 @@ async def make_decision(
     acknowledgement: str | None = None,
     require_acknowledgement: bool = False,
 ) -> StaffApplication:
-    """Apply a decision action; returns the application read (staff-api.md §6.2).
+    """Apply a decision action; returns the application read (docs/reference/staff-api.md §6.2).
 
     A proposal while required checklist items are unsatisfied records `acknowledgement` (the
     staff member's reason) in the history row and the audit trail; with

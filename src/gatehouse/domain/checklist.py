@@ -92,7 +92,8 @@ def is_usable_configuration(checklist: object, form_fields: object) -> bool:
 
 
 def sort_key(order: int | None, position: int) -> tuple[int, int]:
-    """Intake order: by `order` with null as zero, ties by creation (README.md §2.1)."""
+    """Intake order: by `order` with null as zero, ties by creation
+    (docs/reference/tenant-api.md §5.5)."""
     return (order if isinstance(order, int) else 0, position)
 
 

@@ -1,4 +1,5 @@
-"""Information requests and their items (docs/reference/tenant-api.md §2.4, staff-api.md §6.4).
+"""Information requests and their items (docs/reference/tenant-api.md §2.4,
+docs/reference/staff-api.md §6.4).
 
 Request states: open, responded, closed, cancelled. Item states: open,
 answered, accepted, reopened. While a request is active (neither closed nor

@@ -1,5 +1,5 @@
 """Normalisation rules of docs/reference/tenant-api.md §5.1 shared by every surface
-(README.md §2.1).
+(docs/reference/tenant-api.md §2.1 rule 4).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The tenant API (`/v1`) is called with one API key of one tenant; the staff API with a staff
 member's personal token. Each surface accepts only its own credential
-(docs/reference/staff-api.md §1, docs/reference/tenant-api.md §6). Pure values: the web
+(docs/reference/staff-api.md §1, docs/reference/tenant-api.md §4.2). Pure values: the web
 platform builds them, features receive them.
 """
 

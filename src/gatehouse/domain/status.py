@@ -23,7 +23,7 @@ from gatehouse.errors import (
 
 
 class ApplicationStatus(StrEnum):
-    """An application's status (docs/reference/tenant-api.md §2.2)."""
+    """An application's status (docs/reference/tenant-api.md §2.3)."""
 
     PENDING = "pending"
     NEEDS_INFO = "needs_info"
@@ -317,12 +317,14 @@ def decide(
 
 
 def after_info_request_raised(status: str) -> str:
-    """Raising an information request moves any status to needs_info (tenant-api.md §3.1)."""
+    """Raising an information request moves any status to needs_info
+    (docs/reference/tenant-api.md §3.1)."""
     return NEEDS_INFO
 
 
 def after_request_responded(status: str, other_open_requests: int) -> str:
-    """A needs_info application returns to pending once nothing is owed (tenant-api.md §3.3)."""
+    """A needs_info application returns to pending once nothing is owed
+    (docs/reference/tenant-api.md §3.3)."""
     if status == NEEDS_INFO and other_open_requests == 0:
         return PENDING
     return status

@@ -1,5 +1,5 @@
-"""Rules of the verification callback interface (docs/reference/verification.md;
-docs/reference/verification.md). Pure: no HTTP, no SQL.
+"""Rules of the verification callback interface
+(docs/reference/verification.md). Pure: no HTTP, no SQL.
 
 Status codes and their names (docs/reference/verification.md §3), which of them may be set and sent,
 document types (snake_case on this interface, docs/reference/verification.md §5.1), the callback
@@ -45,7 +45,7 @@ STATUS_NAMES: dict[int, str] = {
 LOWEST_STATUS = min(STATUS_NAMES)
 HIGHEST_STATUS = max(STATUS_NAMES)
 
-# Spec 3 §3 "Emitted: yes"; the reserved codes 1, 3, 4 and 8 are never set nor sent.
+# docs/reference/verification.md §3: the codes sent; the reserved 1, 3, 4 and 8 are never set.
 EMITTED_STATUSES: frozenset[int] = frozenset(
     {DRAFT, PENDING, ACCEPTED, REJECTED, CONFLICT, DUPLICATE}
 )
@@ -56,8 +56,8 @@ EVENT_CREATED = "customer_created"
 EVENT_EXPIRY_WARNING = "expiry_warning"
 EVENTS = (EVENT_STATUS_CHANGED, EVENT_CREATED, EVENT_EXPIRY_WARNING)
 
-# Spec 3 §2: values are snake_case here; the camelCase spelling of the other
-# interfaces is accepted on input and stored in the snake_case form.
+# docs/reference/verification.md §4.2: values are snake_case here; the camelCase spelling of
+# the other interfaces is accepted on input and stored in the snake_case form.
 DOCUMENT_TYPES: dict[str, str] = {
     "passport": "passport",
     "emirates_id": "emirates_id",
@@ -66,7 +66,8 @@ DOCUMENT_TYPES: dict[str, str] = {
     "egyptNationalId": "egypt_national_id",
 }
 
-# Spec 3 §6: one attempt, then at most 3 retries after nominal 10 s, 20 s, 40 s.
+# docs/reference/verification.md §5.4: one attempt, then at most 3 retries after nominal
+# 10 s, 20 s, 40 s.
 RETRY_DELAYS_SECONDS: tuple[float, ...] = (10.0, 20.0, 40.0)
 MAX_ATTEMPTS = 1 + len(RETRY_DELAYS_SECONDS)
 

@@ -114,7 +114,8 @@ class Acknowledgement:
 
 
 def unsatisfied_required(checklist: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The required checklist items not satisfied (items as tenant-api.md §2.10 shows them)."""
+    """The required checklist items not satisfied (items as
+    docs/reference/tenant-api.md §2.10 shows them)."""
     return [item for item in checklist if item.get("required") and not item.get("satisfied")]
 
 

@@ -117,7 +117,8 @@ async def raise_request(
     items: object,
 ) -> InfoRequestView:
     """Raise a request: any status → needs_info; events info_request.raised and,
-    when the status moved, status.changed with reason info_request (staff-api.md §6.4)."""
+    when the status moved, status.changed with reason info_request
+    (docs/reference/staff-api.md §6.4)."""
     application = await application_for_write(session, client_id)
     new = rules.new_request(comment, items)
     application.request_sequence = (application.request_sequence or 0) + 1
@@ -168,7 +169,7 @@ async def accept_item(
     request_id: str,
     item_id: str,
 ) -> InfoRequestView:
-    """Staff accept an answered item (staff-api.md §6.5)."""
+    """Staff accept an answered item (docs/reference/staff-api.md §6.5)."""
     loaded = await load_request(session, request_id)
     item = loaded.item(item_id)
     item.status = rules.accept_item(loaded.request.status, item.status)
@@ -185,7 +186,7 @@ async def reopen_item(
     item_id: str,
 ) -> InfoRequestView:
     """Staff reopen an item: the request is open again in round + 1 and the
-    application moves back to needs_info (staff-api.md §6.5)."""
+    application moves back to needs_info (docs/reference/staff-api.md §6.5)."""
     loaded = await load_request(session, request_id)
     item = loaded.item(item_id)
     item.status = rules.reopen_item(loaded.request.status, item.status)
@@ -205,7 +206,8 @@ async def reopen_item(
 async def close_request(
     session: AsyncSession, ctx: WriteContext, staff: StaffPrincipal, *, request_id: str
 ) -> InfoRequestView:
-    """Staff close a request; emits application.info_request.closed (staff-api.md §6.6)."""
+    """Staff close a request; emits application.info_request.closed
+    (docs/reference/staff-api.md §6.6)."""
     return await _end_request(session, ctx, request_id, closed=True)
 
 
@@ -247,7 +249,7 @@ async def _end_request(
 async def remind_request(
     session: AsyncSession, ctx: WriteContext, staff: StaffPrincipal, *, request_id: str
 ) -> InfoRequestView:
-    """Remind the applicant of an open request (staff-api.md §12.5): the tenant gets
+    """Remind the applicant of an open request (docs/reference/staff-api.md §12.5): the tenant gets
     application.info_request.reminder with the request's fields and mints a fresh link through
     its API; no link travels in the event and Gatehouse sends no email. Nothing the tenant
     reads changes (not `updatedAt`); the request's `reminded_at` (staff-only) is set."""
@@ -298,7 +300,7 @@ async def record_answer(
 ) -> InfoRequestView:
     """The applicant answers an item. When no item is left open the request
     becomes responded (application.info_request.responded) and a needs_info
-    application returns to pending with reason info_request (tenant-api.md §3.3)."""
+    application returns to pending with reason info_request (docs/reference/tenant-api.md §3.3)."""
     request, application = loaded.request, loaded.application
     item.status = rules.answer_item(request.status, item.status)
     item.answer = answer

@@ -34,12 +34,13 @@ from gatehouse.storage.tables.core import Tenant
 
 
 def intake_label_view(intake: Intake) -> IntakeLabel:
-    """Intake label list element (tenant-api.md §2.9); nothing internal."""
+    """Intake label list element (docs/reference/tenant-api.md §2.9); nothing internal."""
     return {"labelId": intake.id, "name": intake.name, "order": intake.order}
 
 
 def staff_intake_view(intake: Intake) -> StaffIntake:
-    """Staff view (staff-api.md §5.1): `{labelId, name, order, attached, checklist, formFields}`."""
+    """Staff view (docs/reference/staff-api.md §5.1):
+    `{labelId, name, order, attached, checklist, formFields}`."""
     return {
         "labelId": intake.id,
         "name": intake.name,
@@ -59,7 +60,7 @@ async def attached_intakes(session: AsyncSession, tenant_id: str) -> list[Intake
 
 
 async def list_intake_labels(session: AsyncSession, tenant_id: str) -> IntakeList:
-    """GET /v1/intakes (tenant-api.md §5.5): attached labels only, unpaged."""
+    """GET /v1/intakes (docs/reference/tenant-api.md §5.5): attached labels only, unpaged."""
     if await session.get(Tenant, tenant_id) is None:
         raise not_found("No such tenant.")
     return {"data": [intake_label_view(i) for i in await attached_intakes(session, tenant_id)]}
@@ -88,8 +89,8 @@ CHOICE_ATTACHED = select(*_CHOICE_COLUMNS).where(
 
 
 def choose_among(rows: Sequence[Any], tenant_id: str, label_id: str | None) -> str:
-    """The label id a new application gets (tenant-api.md §5.1 rules 3 and 4), among the
-    rows of `CHOICE_BY_LABEL` (a label named) or `CHOICE_ATTACHED` (none named).
+    """The label id a new application gets (docs/reference/tenant-api.md §5.1 rules 3 and
+    4), among the rows of `CHOICE_BY_LABEL` (a label named) or `CHOICE_ATTACHED` (none named).
 
     A named label must be the tenant's and attached (else 400
     invalid-argument) with a valid configuration (else 400

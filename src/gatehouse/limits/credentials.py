@@ -6,9 +6,8 @@ what that lookup found for an active key (its keyed secret hash, tenant,
 scopes and tenant status) for at most `TTL_SECONDS`; the presented secret is
 still hashed and compared on every request, so a wrong secret never passes.
 
-Revocation and suspension must take effect at once (docs/reference/tenant-api.md §4.2 item 7;
-docs/reference/
-§4 "the key fails at once"), in every process. Any committed change to the
+Revocation and suspension must take effect at once (docs/reference/tenant-api.md §4.2 rule 5;
+docs/reference/staff-api.md §4.6, §4.8), in every process. Any committed change to the
 `api_keys` or `tenants` tables through SQLAlchemy (an ORM flush, an ORM or Core
 `update`/`delete`, or a textual UPDATE/DELETE/TRUNCATE naming them) bumps a
 *credentials epoch* right after the commit, before the writing request can

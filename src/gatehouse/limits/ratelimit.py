@@ -1,7 +1,7 @@
 """Fixed-window rate limits (docs/reference/tenant-api.md §4.5): one Redis round trip per request.
 
 Each limit is a fixed window per minute that starts with its first hit: the
-per-IP one (tenant-api.md §4.1 step 1, before routing and authentication) and the
+per-IP one (docs/reference/tenant-api.md §4.1 step 1, before routing and authentication) and the
 per-key one (after authentication, step 5). Windows live in process memory by default
 and in Redis when GATEHOUSE_REDIS_URL is set, so that several processes share one budget.
 
@@ -282,7 +282,8 @@ class RateLimits:
         self._last_failure_log = -FAILURE_LOG_INTERVAL
 
     async def hit_ip(self, address: str) -> AddressCheck:
-        """Whether the source address may go on (tenant-api.md §4.5, before authentication).
+        """Whether the source address may go on
+        (docs/reference/tenant-api.md §4.5, before authentication).
 
         With Redis the same round trip reads the credentials epoch. When the
         storage cannot be reached the request goes on, and the epoch is unreadable.
@@ -324,8 +325,8 @@ class RateLimits:
     async def hit_key(self, key_id: str) -> Window | None:
         """Count one request of the key; None when no window could be read.
 
-        Spec 1 §8: a request whose limiter window could not be read is served
-        without the per-key headers (absence does not mean unlimited).
+        docs/reference/tenant-api.md §4.5: a request whose limiter window could not be read
+        is served without the per-key headers (absence does not mean unlimited).
         """
         return await self._hit(self._key_windows, "key", key_id, self.per_key_limit)
 

@@ -106,7 +106,8 @@ async def reissue_login_session(
     email: object,
     redirect_path: object,
 ) -> SignInLink:
-    """POST …/login-sessions: a fresh link for a member or the owner (tenant-api.md §5.6)."""
+    """POST …/login-sessions: a fresh link for a member or the owner
+    (docs/reference/tenant-api.md §5.6)."""
     application = await get_tenant_application(
         session, tenant.tenant_id, client_id, for_update=True
     )

@@ -58,7 +58,8 @@ router = APIRouter(tags=["portal"], route_class=_NoStoreRoute)
 
 @router.post("/portal/login/{token}", include_in_schema=False)
 async def redeem(token: str, request: Request, runtime: RuntimeDep) -> Response:
-    """Consume the link, start a session, 303 to the landing page (portal.md §3, §4)."""
+    """Consume the link, start a session, 303 to the landing page
+    (docs/reference/portal.md §3, §4)."""
     check_origin(request, runtime.settings)
     try:
         redemption = await redeem_link(runtime, token, request_id_of(request))
@@ -95,7 +96,8 @@ async def save_form(request: Request, user: PortalUser, runtime: RuntimeDep) -> 
 
 @router.get("/portal/api/info-requests")
 async def list_info_requests(user: PortalUser, runtime: RuntimeDep) -> Response:
-    """The application's information requests, highest seq first (tenant-api.md §2.8 shape)."""
+    """The application's information requests, highest seq first
+    (docs/reference/tenant-api.md §2.8 shape)."""
     async with runtime.db.read() as session:
         requests = await repo.info_requests_of(session, user.application_id)
         items = await repo.items_of(session, [r.id for r in requests])

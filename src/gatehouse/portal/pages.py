@@ -147,7 +147,8 @@ async def portal_home(request: Request) -> Response:
     return see_other(landing_path(view.application, None))
 
 
-# The five pages a `redirectPath` can name (tenant-api.md §5.2): template, nav key, title.
+# The five pages a `redirectPath` can name
+# (docs/reference/tenant-api.md §5.2): template, nav key, title.
 STATE_PAGES = {
     "/portal/dashboard": ("portal/dashboard.html", "dashboard", N_("Overview")),
     "/portal/status": ("portal/status.html", "status", N_("Status")),

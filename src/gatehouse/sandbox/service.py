@@ -84,7 +84,8 @@ async def simulate(
     client_id: str,
     step: Simulation,
 ) -> ApplicationView:
-    """Make one simulated step; returns the application read (tenant-api.md §5.3 shape).
+    """Make one simulated step; returns the application read
+    (docs/reference/tenant-api.md §5.3 shape).
 
     Order: the tenant must be a sandbox one (else 404 as for an unknown route), the action
     known (400 invalid-argument), the application the tenant's (404) and not erased (410),

@@ -1,6 +1,6 @@
 """Staff API rows for staff members, tenants and API keys (docs/reference/staff-api.md §3, §4).
 
-Order of checks (staff-api.md §1.4): route and method, then the staff token
+Order of checks (docs/reference/staff-api.md §1.4): route and method, then the staff token
 (401), then the role (403, in the dependency), then body and query validation.
 """
 

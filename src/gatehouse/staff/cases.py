@@ -97,7 +97,7 @@ async def decide(
 async def raise_info_request(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
-    """Raise an information request → 201 request (tenant-api.md §2.8 shape)."""
+    """Raise an information request → 201 request (docs/reference/tenant-api.md §2.8 shape)."""
     require_role(staff, Role.ANALYST)
     body = await parse_body(request, RaiseBody)
     async with runtime.db.write() as session:
@@ -207,7 +207,8 @@ async def tenant_audit(
 async def add_note(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
-    """Add an internal note (analyst+) → 201 note; staff-only (staff-api.md §12.2)."""
+    """Add an internal note (analyst+) → 201 note; staff-only
+    (docs/reference/staff-api.md §12.2)."""
     require_role(staff, Role.ANALYST)
     body = await parse_body(request, NoteBody)
     async with runtime.db.write() as session:
@@ -220,7 +221,7 @@ async def add_note(
 async def list_notes(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
-    """The case's internal notes, newest first (analyst+; staff-api.md §12.3)."""
+    """The case's internal notes, newest first (analyst+; docs/reference/staff-api.md §12.3)."""
     return await _paged_read(request, staff, runtime, notes.list_notes, client_id)
 
 

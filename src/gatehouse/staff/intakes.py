@@ -1,8 +1,8 @@
 """Staff intake configuration (docs/reference/staff-api.md §5): create and update intake labels.
 
 `POST /staff/v1/tenants/{tenantId}/intakes` and `PATCH /staff/v1/intakes/{labelId}`,
-admin and above. The checklist drives the tenant checklist read (tenant-api.md §5.13);
-the optional `formFields` drive the portal form.
+admin and above. The checklist drives the tenant checklist read
+(docs/reference/tenant-api.md §5.13); the optional `formFields` drive the portal form.
 """
 
 from __future__ import annotations

@@ -11,18 +11,20 @@ from pydantic import BaseModel
 
 
 class DecisionBody(BaseModel):
-    """`POST /staff/v1/applications/{clientId}/decisions` body (staff-api.md §6.2)."""
+    """`POST /staff/v1/applications/{clientId}/decisions` body
+    (docs/reference/staff-api.md §6.2)."""
 
     action: str
     comment: str | None = None
     rejectionReason: str | None = None
     # With approve: why to propose although required checklist items are unsatisfied
-    # (staff-api.md §12.1). Optional; recorded when given.
+    # (docs/reference/staff-api.md §12.1). Optional; recorded when given.
     acknowledgeUnsatisfied: str | None = None
 
 
 class RaiseBody(BaseModel):
-    """`POST /staff/v1/applications/{clientId}/info-requests` body (staff-api.md §6.4).
+    """`POST /staff/v1/applications/{clientId}/info-requests` body
+    (docs/reference/staff-api.md §6.4).
 
     Loosely typed on purpose: the domain rules check each field and name it.
     """
@@ -32,13 +34,14 @@ class RaiseBody(BaseModel):
 
 
 class NoteBody(BaseModel):
-    """`POST /staff/v1/applications/{clientId}/notes` body (staff-api.md §12.2)."""
+    """`POST /staff/v1/applications/{clientId}/notes` body (docs/reference/staff-api.md §12.2)."""
 
     text: Any = None
 
 
 class AssignmentBody(BaseModel):
-    """`POST /staff/v1/applications/{clientId}/assignment` body (staff-api.md §12.4): the staff
-    id to assign the case to, or null to unassign it."""
+    """`POST /staff/v1/applications/{clientId}/assignment` body
+    (docs/reference/staff-api.md §12.4): the staff id to assign the case to, or null to
+    unassign it."""
 
     staffId: Any = None

@@ -91,8 +91,9 @@ async def create_client(
     customer_created_events: bool,
     sandbox: bool = False,
 ) -> CreatedVerificationClient:
-    """Create a client (staff-api.md §8.1): `{clientUuid, clientSecret, name}`, secret
-    shown once. A `sandbox` client may also drive its own customers (docs/sandbox.md)."""
+    """Create a client (docs/reference/staff-api.md §8.1): `{clientUuid, clientSecret,
+    name}`, secret shown once. A `sandbox` client may also drive its own customers
+    (docs/sandbox.md)."""
     now = ctx.now
     secret = random_token(SECRET_LENGTH)
     client = VerificationClient(

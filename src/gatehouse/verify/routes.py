@@ -56,7 +56,8 @@ _REGISTRATION_SCHEMA: dict[str, Any] = {
 
 
 def _registration_input(raw: bytes) -> clients.RegistrationInput | str:
-    """The four string fields of verification.md §4.1, or why the body is not acceptable."""
+    """The four string fields of docs/reference/verification.md §4.1, or why the body is
+    not acceptable."""
     try:
         data = decode_json(raw) if raw.strip() else None
     except GatehouseError as error:  # malformed, or a refused character (web/text.py)
@@ -81,7 +82,8 @@ def _registration_input(raw: bytes) -> clients.RegistrationInput | str:
 
 @interface.post(REGISTER_PATH, openapi_extra=_REGISTRATION_SCHEMA)
 async def set_webhook(request: Request) -> Response:
-    """Register or replace the client's callback (verification.md §4.1): 200 `{"message"}`."""
+    """Register or replace the client's callback
+    (docs/reference/verification.md §4.1): 200 `{"message"}`."""
     parsed = _registration_input(await request.body())
     if isinstance(parsed, str):
         return message(400, parsed)
@@ -124,7 +126,7 @@ RETRIEVE_PATH = "/clients/customers/{customer_uuid}"
 
 @interface.get(RETRIEVE_PATH)
 async def retrieve_customer(request: Request, customer_uuid: str) -> Response:
-    """Result retrieval (verification.md §4.2): HTTP Basic `clientUuid:clientSecret`.
+    """Result retrieval (docs/reference/verification.md §4.2): HTTP Basic `clientUuid:clientSecret`.
 
     401 for missing or wrong credentials; 404 for an unknown customer or one
     that belongs to another client (the same answer, so it tells nothing).

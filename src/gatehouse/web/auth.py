@@ -1,4 +1,5 @@
-"""Authentication and scopes (docs/reference/tenant-api.md §4.1 to §4.3, staff-api.md §1.2).
+"""Authentication and scopes (docs/reference/tenant-api.md §4.1 to §4.3,
+docs/reference/staff-api.md §1.2).
 
 Tenant API keys look like `service_<key-id>_<secret>`; staff tokens like
 `staff_<id>_<secret>`. Each surface accepts only its own credential: a staff

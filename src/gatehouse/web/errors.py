@@ -1,4 +1,4 @@
-"""The documented error body, as an HTTP answer (docs/reference/tenant-api.md §8).
+"""The documented error body, as an HTTP answer (docs/reference/tenant-api.md §4.4).
 
 Every error the service answers, on every surface that speaks JSON errors, is
 `{"error": {"code", "message", "requestId", "details"?}}` with `requestId` equal to the

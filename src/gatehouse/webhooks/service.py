@@ -151,7 +151,8 @@ async def create_endpoint(
     principal: TenantPrincipal,
     changes: NewEndpoint,
 ) -> CreatedWebhookEndpoint:
-    """Register an endpoint; the response carries its secret once (webhooks.md §4.2)."""
+    """Register an endpoint; the response carries its secret once
+    (docs/reference/webhooks.md §4.2)."""
     now = ctx.now
     tenant = await session.scalar(
         select(Tenant).where(Tenant.id == principal.tenant_id).with_for_update()
@@ -232,7 +233,8 @@ async def update_endpoint(
 async def delete_endpoint(
     session: AsyncSession, ctx: WriteContext, principal: TenantPrincipal, endpoint_id: str
 ) -> None:
-    """Remove the endpoint; its pending deliveries become `cancelled` (webhooks.md §4.6)."""
+    """Remove the endpoint; its pending deliveries become `cancelled`
+    (docs/reference/webhooks.md §4.6)."""
     endpoint = await load_endpoint(session, principal.tenant_id, endpoint_id, lock=True)
     endpoint.deleted_at = ctx.now
     endpoint.updated_at = ctx.now
@@ -291,7 +293,7 @@ async def rotate_secret(
     endpoint_id: str,
 ) -> RotatedSecret:
     """New secret; the previous one stays active 24 h, any older one expires now
-    (webhooks.md §4.9)."""
+    (docs/reference/webhooks.md §4.9)."""
     now = ctx.now
     endpoint = await load_endpoint(session, principal.tenant_id, endpoint_id, lock=True)
     rows = list(
@@ -319,5 +321,6 @@ async def rotate_secret(
 
 
 def record_test_send(session: AsyncSession, ctx: WriteContext, endpoint_id: str) -> None:
-    """Audit a test send; the send itself leaves no other trace (webhooks.md §4.10)."""
+    """Audit a test send; the send itself leaves no other trace
+    (docs/reference/webhooks.md §4.10)."""
     ctx.audit(session, "webhook.test", endpoint_id)

@@ -94,8 +94,8 @@ async def decisions_of(session: AsyncSession, application_id: str) -> list[Decis
 
 
 async def current_info_request(session: AsyncSession, application_id: str) -> InfoRequest | None:
-    """The request with the highest seq that is open or responded (docs/reference/tenant-
-    api.md §2.4).
+    """The request with the highest seq that is open or responded
+    (docs/reference/tenant-api.md §2.4).
     """
     result = await session.execute(
         select(InfoRequest)

@@ -203,10 +203,9 @@ async def read_application_view(
     """The whole application read (docs/reference/tenant-api.md §2.4) in one statement on a plain
     connection.
 
-    None for a missing, foreign or erased application (all the same 404, docs/reference/tenant-
-    api.md
-    §4.3). One statement through `Database.fetch_prepared`, not an ORM session: the
-    read needs no unit of work, nor SQLAlchemy's work on each execution.
+    None for a missing, foreign or erased application (all the same 404,
+    docs/reference/tenant-api.md §5.3). One statement through `Database.fetch_prepared`, not
+    an ORM session: the read needs no unit of work, nor SQLAlchemy's work on each execution.
     """
     rows = await db.fetch_prepared(_READ, {"application_id": application_id})
     if not rows or rows[0].tenant_id != tenant_id or rows[0].erased_at is not None:

@@ -29,7 +29,8 @@ def refusal_error(refusal: Refusal) -> GatehouseError:
 
 
 def enforce(operation: Operation, tenant: TenantPrincipal, application: Application | None) -> None:
-    """Raise the documented error when `operation` is refused (tenant-api.md §3.2, §5)."""
+    """Raise the documented error when `operation` is refused
+    (docs/reference/tenant-api.md §3.2, §5)."""
     refusal = refusal_for(
         operation,
         tenant_suspended=tenant.suspended,

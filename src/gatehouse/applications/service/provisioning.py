@@ -1,4 +1,5 @@
-"""Provisioning: POST /v1/applications and POST /v1/login-sessions (tenant-api.md §5.1, §5.2).
+"""Provisioning: POST /v1/applications and POST /v1/login-sessions
+(docs/reference/tenant-api.md §5.1, §5.2).
 
 The identity (tenant + externalRef when nonempty, else tenant + email) is
 enforced by the unique constraint on `(tenant_id, identity)`: on PostgreSQL
@@ -200,7 +201,8 @@ async def create_application(
     *,
     alone: bool = False,
 ) -> tuple[int, ApplicationView]:
-    """POST /v1/applications: 201 with the application, 200 on a repeat (tenant-api.md §5.1).
+    """POST /v1/applications: 201 with the application, 200 on a repeat
+    (docs/reference/tenant-api.md §5.1).
 
     `alone`: nothing else (no Idempotency-Key record) is written in this transaction.
     """
@@ -217,7 +219,8 @@ async def create_login_session(
     label_id: str | None,
     redirect_path: object,
 ) -> dict[str, Any]:
-    """POST /v1/login-sessions: provision, then a link for the applicant (tenant-api.md §5.2)."""
+    """POST /v1/login-sessions: provision, then a link for the applicant
+    (docs/reference/tenant-api.md §5.2)."""
     connection = await session.connection()
     result = await provision(connection, runtime, ctx, tenant, applicant, label_id)
     application_id = result.application.id

@@ -55,8 +55,8 @@ async def get_tenant_application(
 async def get_readable_application(
     session: AsyncSession, tenant_id: str, client_id: str
 ) -> Application:
-    """For tenant reads: missing, foreign and erased are the same 404 (docs/reference/tenant-
-    api.md §5.3).
+    """For tenant reads: missing, foreign and erased are the same 404
+    (docs/reference/tenant-api.md §5.3).
     """
     application = await get_tenant_application(session, tenant_id, client_id)
     if application.erased_at is not None:
@@ -86,8 +86,8 @@ async def read_application(
 async def read_info_requests(
     session: AsyncSession, tenant_id: str, client_id: str
 ) -> InfoRequestList:
-    """GET …/info-requests: `{data}` highest seq first, unpaged (docs/reference/tenant-
-    api.md §5.4).
+    """GET …/info-requests: `{data}` highest seq first, unpaged
+    (docs/reference/tenant-api.md §5.4).
     """
     application = await get_readable_application(session, tenant_id, client_id)
     requests = await repo.info_requests_of(session, application.id)
@@ -142,8 +142,8 @@ async def _verified_at(session: AsyncSession, application_id: str) -> datetime |
 
 
 async def read_checklist(session: AsyncSession, tenant_id: str, client_id: str) -> Checklist:
-    """GET …/checklist: the intake's items and whether each is satisfied (docs/reference/tenant-
-    api.md §5.13).
+    """GET …/checklist: the intake's items and whether each is satisfied
+    (docs/reference/tenant-api.md §5.13).
     """
     application = await get_readable_application(session, tenant_id, client_id)
     intake = await session.get(Intake, application.label_id) if application.label_id else None

@@ -1,5 +1,5 @@
 """Intakes, applications, members, sign-in links, portal sessions, decisions,
-information requests and documents (docs/reference/tenant-api.md; docs/reference/tenant-api.md;
+information requests and documents (docs/reference/tenant-api.md;
 docs/reference/staff-api.md; docs/reference/portal.md)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from gatehouse.storage.base import Base, UTCDateTime
 class Intake(Base):
     """An intake label (`lbl_`) and its configuration.
 
-    `position` keeps creation order for ties in `order` (README.md §2.1).
+    `position` keeps creation order for ties in `order` (docs/reference/tenant-api.md §5.5).
     `checklist` is a list of `{key, label, kind, required}`; `form_fields` a
     list of `{key, label, type, required}` for the portal form.
     """
