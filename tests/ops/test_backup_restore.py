@@ -29,6 +29,7 @@ from gatehouse.storage.migrate import upgrade_async
 from gatehouse.webhooks.delivery import DeliveryWorker
 from tests.conftest import make_settings
 from tests.documents.support import applicant, pdf_bytes, png_bytes, secret_marker, upload
+from tests.support.browser import SAME_ORIGIN
 from tests.support.databases import POSTGRES_URL
 from tests.support.factories import StaffFixture, TenantFixture, make_staff, make_tenant
 from tests.support.leaks import remember
@@ -66,7 +67,9 @@ async def service(
         app=create_app(runtime.settings, runtime), client=("10.0.0.1", 1)
     )
     try:
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
+        ) as client:
             yield client, runtime
     finally:
         await runtime.close()
@@ -80,7 +83,7 @@ async def make_data(client: httpx.AsyncClient, runtime: Runtime, receiver: Recei
     receiver.secrets = [endpoint["secret"]]
     documents: dict[str, bytes] = {}
     async with httpx.AsyncClient(
-        transport=client._transport, base_url="http://testserver"
+        transport=client._transport, base_url="http://testserver", headers=SAME_ORIGIN
     ) as portal:
         made = await applicant(portal, tenant, email="backup@example.test", externalRef="bk-1")
         for content, kind in (

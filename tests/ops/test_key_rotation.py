@@ -35,6 +35,7 @@ from gatehouse.webhooks.delivery import DeliveryWorker
 from tests.conftest import make_settings
 from tests.documents.support import applicant, pdf_bytes, secret_marker, upload
 from tests.pages.helpers import PASSWORD, accept_invite, sign_in_with_password
+from tests.support.browser import SAME_ORIGIN
 from tests.support.factories import StaffFixture, TenantFixture, make_staff, make_tenant
 from tests.support.leaks import remember
 from tests.support.live import serve_in_thread
@@ -89,7 +90,9 @@ class Ring:
             app=create_app(settings, runtime), client=("127.0.0.1", 50001)
         )
         try:
-            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
+            ) as c:
                 yield c, runtime
         finally:
             await runtime.close()
@@ -134,7 +137,7 @@ async def make_everything(ring: Ring, client: httpx.AsyncClient, runtime: Runtim
 
     content = pdf_bytes(secret_marker("rotation-document"), size=40_000)
     async with httpx.AsyncClient(
-        transport=client._transport, base_url="http://testserver"
+        transport=client._transport, base_url="http://testserver", headers=SAME_ORIGIN
     ) as portal:
         await applicant(portal, tenant, email="doc@example.test", externalRef="doc-1")
         uploaded = await upload(portal, content, "application/pdf")
