@@ -9,10 +9,10 @@ confirmed with a first code) and the recovery codes are shown once, with the fir
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
 from starlette.responses import Response
 
 from gatehouse.accounts.identity import InviteUnusable, open_invite
+from gatehouse.accounts.queries import staff_email
 from gatehouse.accounts.sessions import Flow
 from gatehouse.accounts.sign_in import SignInFailed, enrolment_of, finish_enrolment, use_invite
 from gatehouse.dashboard.sessions import set_session_cookie
@@ -26,7 +26,6 @@ from gatehouse.dashboard.sign_in_http import (
     signed_in,
 )
 from gatehouse.errors import GatehouseError
-from gatehouse.storage.tables.core import StaffMember
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render, see_other
 
@@ -110,9 +109,7 @@ async def _enrol_page(
 ) -> Response:
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        email = await session.scalar(
-            select(StaffMember.email).where(StaffMember.id == flow.staff_id)
-        )
+        email = await staff_email(session, flow.staff_id)
     enrolment = await enrolment_of(runtime, flow, email or "staff")
     return render(
         request,

@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import func, select
 from starlette.responses import JSONResponse, Response
 
 from gatehouse.accounts import oidc, passkeys
+from gatehouse.accounts.queries import passkey_count
 from gatehouse.accounts.sessions import Flow
 from gatehouse.accounts.sign_in import SignInFailed, code_step, password_step
 from gatehouse.dashboard.sessions import current_viewer, set_session_cookie
@@ -27,7 +27,6 @@ from gatehouse.dashboard.sign_in_http import (
     set_flow_cookie,
     signed_in,
 )
-from gatehouse.storage.tables.staff_identity import StaffPasskey
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import PAGE_HEADERS, render, see_other
 
@@ -117,11 +116,7 @@ async def _verify_page(
 ) -> Response:
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        count = await session.scalar(
-            select(func.count())
-            .select_from(StaffPasskey)
-            .where(StaffPasskey.staff_id == flow.staff_id)
-        )
+        count = await passkey_count(session, flow.staff_id)
     return render(
         request,
         "dashboard/sign_in_verify.html",

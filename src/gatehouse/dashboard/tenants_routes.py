@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
 from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response
 
 from gatehouse.accounts import branding
+from gatehouse.accounts import queries as accounts
 from gatehouse.accounts.schemas import CreatedApiKey
 from gatehouse.accounts.service import (
     check_endpoint_cap,
@@ -25,9 +25,8 @@ from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.branding import palette
 from gatehouse.domain.principals import ALL_SCOPES
 from gatehouse.errors import invalid_argument
+from gatehouse.intakes import queries as intake_queries
 from gatehouse.intakes.service import create_intake, update_intake, valid_order
-from gatehouse.storage.tables.applications import Intake
-from gatehouse.storage.tables.core import ApiKey, Tenant
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
@@ -62,7 +61,7 @@ async def render_tenants(
 ) -> Response:
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        tenants = list((await session.scalars(select(Tenant).order_by(Tenant.name))).all())
+        tenants = await accounts.tenants_by_name(session)
     return render(
         request,
         "dashboard/tenants.html",
@@ -112,23 +111,9 @@ async def render_tenant(
 ) -> Response:
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        tenant = await session.get(Tenant, tenant_id)
-        keys = list(
-            (
-                await session.scalars(
-                    select(ApiKey)
-                    .where(ApiKey.tenant_id == tenant_id)
-                    .order_by(ApiKey.created_at.desc(), ApiKey.id.desc())
-                )
-            ).all()
-        )
-        intakes = list(
-            (
-                await session.scalars(
-                    select(Intake).where(Intake.tenant_id == tenant_id).order_by(Intake.position)
-                )
-            ).all()
-        )
+        tenant = await accounts.tenant_by_id(session, tenant_id)
+        keys = await accounts.api_keys_of(session, tenant_id)
+        intakes = await intake_queries.intakes_of(session, tenant_id)
     if tenant is None:
         return render(
             request,
@@ -245,7 +230,7 @@ async def revoke_key(request: Request, key_id: str) -> Response:
 
     async def run(viewer: Viewer, form: FormData) -> Response:
         async with runtime.db.read() as session:
-            tenant_id = await session.scalar(select(ApiKey.tenant_id).where(ApiKey.id == key_id))
+            tenant_id = await accounts.tenant_of_api_key(session, key_id)
         if tenant_id is None:
             return see_other("/dashboard/tenants")
         await revoke_api_key(runtime, write_context(request, viewer.principal), key_id)
@@ -309,7 +294,7 @@ async def new_intake(request: Request, tenant_id: str) -> Response:
 
 async def _tenant_of_intake(request: Request, label_id: str) -> str | None:
     async with runtime_of(request).db.read() as session:
-        return await session.scalar(select(Intake.tenant_id).where(Intake.id == label_id))
+        return await intake_queries.tenant_of_intake(session, label_id)
 
 
 @router.post("/dashboard/intakes/{label_id}")

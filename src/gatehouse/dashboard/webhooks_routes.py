@@ -4,19 +4,17 @@ with replay, notifications (docs/portal-and-dashboard.md; docs/reference/staff-a
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse.cases import queue as queries
 from gatehouse.dashboard.forms import Refused, form_action
 from gatehouse.dashboard.sessions import Viewer, require_viewer
-from gatehouse.storage.tables.core import Notification
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
 from gatehouse.webhooks.deliveries import replay_delivery
-from gatehouse.webhooks.health import dead_deliveries, endpoint_health
+from gatehouse.webhooks.health import dead_deliveries, endpoint_health, recent_notifications
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,18 +29,7 @@ async def render_webhooks(
     async with runtime.db.read() as session:
         endpoints = await endpoint_health(session, tenant_id)
         dead = await dead_deliveries(session, tenant_id)
-        stmt = select(Notification)
-        if tenant_id:
-            stmt = stmt.where(Notification.tenant_id == tenant_id)
-        notifications = list(
-            (
-                await session.scalars(
-                    stmt.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(
-                        NOTIFICATIONS_SHOWN
-                    )
-                )
-            ).all()
-        )
+        notifications = await recent_notifications(session, tenant_id, NOTIFICATIONS_SHOWN)
         tenants = await queries.tenant_choices(session)
     names = {tenant: label for tenant, label in tenants}
     return render(

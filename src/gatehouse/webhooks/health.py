@@ -189,3 +189,15 @@ async def dead_deliveries(
         query = query.where(Delivery.tenant_id == tenant_id)
     query = query.order_by(Delivery.created_at.desc(), Delivery.id.desc()).limit(limit)
     return list((await session.scalars(query)).all())
+
+
+async def recent_notifications(
+    session: AsyncSession, tenant_id: str | None = None, limit: int = 50
+) -> list[Notification]:
+    """The newest staff notifications (of one tenant, or all), newest first: the staff list
+    (docs/reference/staff-api.md §7) and the dashboard's webhooks page."""
+    query = select(Notification)
+    if tenant_id:
+        query = query.where(Notification.tenant_id == tenant_id)
+    query = query.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit)
+    return list((await session.scalars(query)).all())

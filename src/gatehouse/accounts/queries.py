@@ -1,0 +1,51 @@
+"""Reads of tenants, API keys and staff members for the dashboard's pages
+(docs/portal-and-dashboard.md): plain lookups, no rules, no writes."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gatehouse.storage.tables.core import ApiKey, StaffMember, Tenant
+from gatehouse.storage.tables.staff_identity import StaffPasskey
+
+
+async def tenants_by_name(session: AsyncSession) -> list[Tenant]:
+    """Every tenant, by name (the dashboard's tenant list is unpaged)."""
+    return list((await session.scalars(select(Tenant).order_by(Tenant.name))).all())
+
+
+async def tenant_by_id(session: AsyncSession, tenant_id: str) -> Tenant | None:
+    return await session.get(Tenant, tenant_id)
+
+
+async def api_keys_of(session: AsyncSession, tenant_id: str) -> list[ApiKey]:
+    """The tenant's API keys, revoked ones included, newest first."""
+    query = (
+        select(ApiKey)
+        .where(ApiKey.tenant_id == tenant_id)
+        .order_by(ApiKey.created_at.desc(), ApiKey.id.desc())
+    )
+    return list((await session.scalars(query)).all())
+
+
+async def tenant_of_api_key(session: AsyncSession, key_id: str) -> str | None:
+    """The tenant id the key belongs to, or None when there is no such key."""
+    return await session.scalar(select(ApiKey.tenant_id).where(ApiKey.id == key_id))
+
+
+async def staff_email(session: AsyncSession, staff_id: str | None) -> str | None:
+    """The staff member's email, or None when there is no such member."""
+    if staff_id is None:
+        return None
+    return await session.scalar(select(StaffMember.email).where(StaffMember.id == staff_id))
+
+
+async def passkey_count(session: AsyncSession, staff_id: str | None) -> int:
+    """How many passkeys the staff member has enrolled (none without a member)."""
+    if staff_id is None:
+        return 0
+    count = await session.scalar(
+        select(func.count()).select_from(StaffPasskey).where(StaffPasskey.staff_id == staff_id)
+    )
+    return int(count or 0)
