@@ -205,7 +205,8 @@ def test_demo_with_mfa_off_prints_a_password(tmp_path: Path, sqlite_env: dict[st
         remember(sign_in["password"])
         assert set(sign_in) == {"how", "email", "password"}
         assert "GATEHOUSE_STAFF_MFA=off" in sign_in["how"]
-        with httpx.Client(base_url=base) as browser:
+        # A browser names its page's origin on every post (docs/reference/portal.md §6).
+        with httpx.Client(base_url=base, headers={"Origin": base}) as browser:
             answer = browser.post(
                 "/dashboard/sign-in",
                 data={"email": sign_in["email"], "password": sign_in["password"]},
