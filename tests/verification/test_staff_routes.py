@@ -8,6 +8,7 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
+from gatehouse.domain.verification import CallbackStatus
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry
 from gatehouse.storage.tables.verification import Customer, VerificationCallback
@@ -245,3 +246,46 @@ async def test_lists_page_with_cursors(verification: Verification) -> None:
     assert one.json()["uuid"] == uuids[0]
     missing = await verification.http.get(f"{CUSTOMERS}/nope", headers=headers)
     assert missing.status_code == 404
+
+
+async def test_the_callback_log_filters_by_each_state(
+    verification: Verification, runtime: Runtime, recorder_url: str
+) -> None:
+    """`status` takes the four states of docs/reference/staff-api.md §8.4; any other is 400."""
+    assert [str(state) for state in CallbackStatus] == [
+        "pending",
+        "delivering",
+        "succeeded",
+        "dropped",
+    ]
+    created = await verification.create_client()
+    await verification.register(created, recorder_url)
+    customer = await verification.create_customer(created)
+    for code in (6, 7, 9, 10):
+        assert (await verification.set_status(customer["uuid"], code)).status_code == 200
+    async with runtime.db.write() as session:
+        rows = list(
+            await session.scalars(
+                select(VerificationCallback).order_by(
+                    VerificationCallback.created_at, VerificationCallback.id
+                )
+            )
+        )
+        ids = {}
+        for row, state in zip(rows, CallbackStatus, strict=True):
+            row.status = state
+            ids[state] = row.id
+    for state in CallbackStatus:
+        (listed,) = await verification.callbacks(status=state.value)
+        assert (listed["callbackId"], listed["status"]) == (ids[state], state.value)
+        assert (listed["nextAttemptAt"] is None) == (state != CallbackStatus.PENDING)
+    refused = await verification.http.get(
+        "/staff/v1/verification/callbacks",
+        params={"status": "failed"},
+        headers=verification.staff.headers,
+    )
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert error["code"] == "invalid-argument"
+    assert error["details"][0]["field"] == "status"
+    assert "pending, delivering, succeeded, dropped" in error["message"]

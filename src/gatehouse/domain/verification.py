@@ -2,8 +2,9 @@
 (docs/reference/verification.md). Pure: no HTTP, no SQL.
 
 Status codes and their names (docs/reference/verification.md §3), which of them may be set and sent,
-document types (snake_case on this interface, docs/reference/verification.md §5.1), the callback
-payload (docs/reference/verification.md §5.1), the retry schedule (docs/reference/verification.md
+document types (snake_case on this interface, docs/reference/verification.md §5.1), the states of
+a callback in the staff log (docs/reference/staff-api.md §8.4), the callback payload
+(docs/reference/verification.md §5.1), the retry schedule (docs/reference/verification.md
 §5.2; docs/reference/verification.md) and the
 expiry rules of the sweep.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from gatehouse.timeutil import format_ts
@@ -50,6 +52,19 @@ EMITTED_STATUSES: frozenset[int] = frozenset(
     {DRAFT, PENDING, ACCEPTED, REJECTED, CONFLICT, DUPLICATE}
 )
 INITIAL_STATUS = PENDING
+
+
+class CallbackStatus(StrEnum):
+    """A callback's `status` in the staff log (docs/reference/staff-api.md §8.4)."""
+
+    PENDING = "pending"  # waiting for its first attempt or a retry
+    DELIVERING = "delivering"  # claimed by a worker until its lease ends
+    SUCCEEDED = "succeeded"  # answered 2xx
+    DROPPED = "dropped"  # the fourth attempt failed, or its customer was erased
+
+
+CALLBACK_STATUSES: tuple[str, ...] = tuple(CallbackStatus)
+OPEN_CALLBACK_STATUSES: tuple[str, ...] = (CallbackStatus.PENDING, CallbackStatus.DELIVERING)
 
 EVENT_STATUS_CHANGED = "customer_status_changed"
 EVENT_CREATED = "customer_created"

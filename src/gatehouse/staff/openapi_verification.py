@@ -4,6 +4,7 @@ the callback log and the expiry sweep (docs/api-reference.md)."""
 from __future__ import annotations
 
 from gatehouse.domain.principals import Role
+from gatehouse.domain.verification import CallbackStatus
 from gatehouse.verification.schemas import (
     CallbackPage,
     CreatedVerificationClient,
@@ -43,7 +44,7 @@ CALLBACK_RECORD_EXAMPLE = {
     "event": "customer_status_changed",
     "newStatus": 6,
     "expiryWarningFor": [],
-    "status": "succeeded",
+    "status": CallbackStatus.SUCCEEDED,
     "attempts": 1,
     "lastStatusCode": 200,
     "lastError": None,
@@ -135,7 +136,7 @@ OPERATIONS: OperationTable = {
             Query(
                 "status",
                 "Only callbacks in this state.",
-                {"type": "string", "enum": ["pending", "delivering", "succeeded", "dropped"]},
+                {"type": "string", "enum": list(CallbackStatus)},
             ),
             Query("customerUuid", "Only this customer's callbacks."),
         ),

@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from gatehouse.domain.numbers import parse_int
 from gatehouse.domain.principals import Role, StaffPrincipal
-from gatehouse.domain.verification import HIGHEST_STATUS, LOWEST_STATUS
+from gatehouse.domain.verification import CALLBACK_STATUSES, HIGHEST_STATUS, LOWEST_STATUS
 from gatehouse.errors import invalid_argument, not_found
 from gatehouse.paging import PageRequest, parse_page, query_values
 from gatehouse.verification import clients, customers, schemas
@@ -27,8 +27,6 @@ from gatehouse.web.context import write_context
 from gatehouse.web.responses import json_response, respond
 
 router = APIRouter(prefix="/staff/v1/verification", tags=["staff: verification"])
-
-CALLBACK_STATUSES = ("pending", "delivering", "succeeded", "dropped")
 
 
 def _staff(role: str) -> Callable[[Request], Awaitable[StaffPrincipal]]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.domain.verification import CustomerFacts, callback_payload
+from gatehouse.domain.verification import CallbackStatus, CustomerFacts, callback_payload
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
 from gatehouse.storage.leases import WakeChannel
@@ -26,7 +26,7 @@ from gatehouse.storage.tables.verification import (
 from gatehouse.timeutil import format_ts
 
 if TYPE_CHECKING:
-    from gatehouse.verification.schemas import CallbackRecord, CallbackStatus
+    from gatehouse.verification.schemas import CallbackRecord
 
 __all__ = ["CALLBACKS", "callback_view", "enqueue", "facts_of"]
 
@@ -62,7 +62,7 @@ def enqueue(
         customer_id=customer.id,
         event=event_type,
         payload=callback_payload(facts_of(customer), event_type, expiry_warning_for),
-        status="pending",
+        status=CallbackStatus.PENDING,
         attempts=0,
         attempts_log=[],
         # Due at once, on the clock the worker reads (runtime.now()).
@@ -76,6 +76,7 @@ def enqueue(
 
 def callback_view(row: VerificationCallback, customer_uuid: str | None) -> CallbackRecord:
     """The staff view of one callback: never the passphrase (it is not stored here)."""
+    waiting = row.status == CallbackStatus.PENDING
     return {
         "callbackId": row.id,
         "clientUuid": row.client_uuid,
@@ -83,11 +84,11 @@ def callback_view(row: VerificationCallback, customer_uuid: str | None) -> Callb
         "event": row.event,
         "newStatus": row.payload.get("newStatus"),
         "expiryWarningFor": row.payload.get("expiryWarningFor", []),
-        "status": cast("CallbackStatus", row.status),
+        "status": cast(CallbackStatus, row.status),
         "attempts": row.attempts,
         "lastStatusCode": row.last_status_code,
         "lastError": row.last_error,
-        "nextAttemptAt": format_ts(row.next_attempt_at) if row.status == "pending" else None,
+        "nextAttemptAt": format_ts(row.next_attempt_at) if waiting else None,
         "createdAt": format_ts(row.created_at),
         "completedAt": format_ts(row.completed_at),
         "attemptLog": row.attempts_log,

@@ -28,7 +28,12 @@ import orjson
 from sqlalchemy import ColumnElement, and_, case, func, or_, select
 
 from gatehouse import metrics
-from gatehouse.domain.verification import retry_delay, with_passphrase
+from gatehouse.domain.verification import (
+    OPEN_CALLBACK_STATUSES,
+    CallbackStatus,
+    retry_delay,
+    with_passphrase,
+)
 from gatehouse.outbound.transport import PostResult, close_client, post_json
 from gatehouse.runtime import Runtime
 from gatehouse.storage.leases import Lease, claim_due, pause, seconds_until
@@ -66,8 +71,14 @@ class ClaimedCallback:
 
 def _due(now: datetime) -> ColumnElement[bool]:
     return or_(
-        and_(VerificationCallback.status == "pending", VerificationCallback.next_attempt_at <= now),
-        and_(VerificationCallback.status == "delivering", VerificationCallback.lease_until <= now),
+        and_(
+            VerificationCallback.status == CallbackStatus.PENDING,
+            VerificationCallback.next_attempt_at <= now,
+        ),
+        and_(
+            VerificationCallback.status == CallbackStatus.DELIVERING,
+            VerificationCallback.lease_until <= now,
+        ),
     )
 
 
@@ -79,7 +90,7 @@ async def _claim(runtime: Runtime, limit: int) -> list[ClaimedCallback]:
         _due(lease.taken_at),
         order_by=[VerificationCallback.next_attempt_at, VerificationCallback.id],
         limit=limit,
-        values={"status": "delivering", "lease_until": lease.until},
+        values={"status": CallbackStatus.DELIVERING, "lease_until": lease.until},
     ).returning(
         VerificationCallback.id,
         VerificationCallback.client_uuid,
@@ -142,7 +153,11 @@ async def _record(runtime: Runtime, callback: ClaimedCallback, result: PostResul
         if not runtime.db.is_sqlite:
             statement = statement.with_for_update()
         row = await session.scalar(statement)
-        if row is None or row.status != "delivering" or row.lease_until != callback.lease_until:
+        if (
+            row is None
+            or row.status != CallbackStatus.DELIVERING
+            or row.lease_until != callback.lease_until
+        ):
             return None  # the lease ended and the row was claimed again (or finished)
         row.attempts += 1
         error = (result.error or "")[:MAX_ERROR] or None
@@ -157,17 +172,17 @@ async def _record(runtime: Runtime, callback: ClaimedCallback, result: PostResul
         row.last_error = error
         row.lease_until = None
         if result.success:
-            row.status = "succeeded"
+            row.status = CallbackStatus.SUCCEEDED
             row.next_attempt_at = None
             row.completed_at = now
-            return "succeeded"
+            return CallbackStatus.SUCCEEDED
         delay = retry_delay(row.attempts, runtime.settings.verify_callback_backoff_scale)
         if delay is None:
-            row.status = "dropped"
+            row.status = CallbackStatus.DROPPED
             row.next_attempt_at = None
             row.completed_at = now
-            return "dropped"
-        row.status = "pending"
+            return CallbackStatus.DROPPED
+        row.status = CallbackStatus.PENDING
         row.next_attempt_at = now + timedelta(seconds=delay)
         return "retry"
 
@@ -208,7 +223,7 @@ async def _deliver(runtime: Runtime, callback: ClaimedCallback) -> None:
     if outcome is None:
         return
     metrics.count_deliveries(QUEUE, outcome)
-    if outcome == "dropped":
+    if outcome == CallbackStatus.DROPPED:
         log.warning("verification callback dropped", extra=fields)
 
 
@@ -224,7 +239,7 @@ async def _seconds_to_next(runtime: Runtime, cap: float) -> float:
     async with runtime.db.read() as session:
         soonest = await session.scalar(
             select(func.min(VerificationCallback.next_attempt_at)).where(
-                VerificationCallback.status == "pending"
+                VerificationCallback.status == CallbackStatus.PENDING
             )
         )
     return seconds_until(soonest, runtime.now(), cap)
@@ -278,13 +293,16 @@ async def sample_queue(runtime: Runtime) -> None:
     come, or a lease that ended), waiting, and how long the oldest due one has been due."""
     now = runtime.now()
     due_since = case(
-        (VerificationCallback.status == "pending", VerificationCallback.next_attempt_at),
+        (
+            VerificationCallback.status == CallbackStatus.PENDING,
+            VerificationCallback.next_attempt_at,
+        ),
         else_=VerificationCallback.lease_until,
     )
     is_due = _due(now)
     query = select(
         func.count().filter(is_due), func.count(), func.min(due_since).filter(is_due)
-    ).where(VerificationCallback.status.in_(("pending", "delivering")))
+    ).where(VerificationCallback.status.in_(OPEN_CALLBACK_STATUSES))
     async with runtime.db.read() as session:
         due, open_, oldest = (await session.execute(query)).one()
     metrics.record_queue(

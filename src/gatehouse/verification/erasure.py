@@ -19,6 +19,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.domain.verification import OPEN_CALLBACK_STATUSES, CallbackStatus
 from gatehouse.storage.tables.verification import Customer, VerificationCallback
 
 __all__ = ["ERASED_REASON", "erase_linked_customers"]
@@ -44,10 +45,10 @@ async def erase_linked_customers(session: AsyncSession, application_id: str, at:
         update(VerificationCallback)
         .where(
             VerificationCallback.customer_id.in_(ids),
-            VerificationCallback.status.in_(("pending", "delivering")),
+            VerificationCallback.status.in_(OPEN_CALLBACK_STATUSES),
         )
         .values(
-            status="dropped",
+            status=CallbackStatus.DROPPED,
             last_error=ERASED_REASON,
             next_attempt_at=None,
             lease_until=None,

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from typing_extensions import TypedDict
 
 from gatehouse.domain.normalize import normalize_email
-from gatehouse.domain.verification import document_type
+from gatehouse.domain.verification import CallbackStatus, document_type
 from gatehouse.errors import invalid_argument
 from gatehouse.timeutil import parse_ts
 
@@ -180,9 +180,6 @@ class CreatedVerificationClient(TypedDict):
     customerCreatedEvents: bool
     sandbox: bool
     createdAt: str
-
-
-CallbackStatus = Literal["pending", "delivering", "succeeded", "dropped"]
 
 
 class CallbackRecord(TypedDict):

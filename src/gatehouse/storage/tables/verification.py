@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
+from gatehouse.domain.verification import CallbackStatus
 from gatehouse.storage.base import Base, UTCDateTime
 
 
@@ -102,8 +103,7 @@ class VerificationCallback(Base):
     )
     event: Mapped[str] = mapped_column(String(40))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
-    # pending | delivering | succeeded | dropped
-    status: Mapped[str] = mapped_column(String(20), default="pending")
+    status: Mapped[str] = mapped_column(String(20), default=CallbackStatus.PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     attempts_log: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
