@@ -4,9 +4,8 @@ and examples. Request bodies come from the routes' `body_schema` (web/body.py)."
 
 from __future__ import annotations
 
+from gatehouse.applications.examples import APPLICATION_EXAMPLE, SUMMARY_EXAMPLE
 from gatehouse.applications.schemas import (
-    APPLICATION_EXAMPLE,
-    SUMMARY_EXAMPLE,
     AccessState,
     Application,
     ApplicationPage,

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.applications.queries import rows as repo
 from gatehouse.applications.schemas import InfoRequest as InfoRequestView
-from gatehouse.applications.schemas import info_request_view
+from gatehouse.applications.views import info_request_view
 from gatehouse.cases.service import application_for_write
 from gatehouse.domain import info_requests as rules
 from gatehouse.errors import not_found

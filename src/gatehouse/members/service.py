@@ -12,10 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.applications.queries import rows as repo
 from gatehouse.applications.schemas import Member as MemberView
-from gatehouse.applications.schemas import SignInLink, member_view
+from gatehouse.applications.schemas import SignInLink
 from gatehouse.applications.service.guards import enforce
 from gatehouse.applications.service.links import mint_link
 from gatehouse.applications.service.reads import get_tenant_application
+from gatehouse.applications.views import member_view
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.access import Operation
 from gatehouse.domain.identity import allowed_redirect

@@ -19,8 +19,8 @@ from starlette.responses import RedirectResponse, Response
 from gatehouse.applicants import service as portal_actions
 from gatehouse.applicants.sessions import LinkUnusable, end_session, redeem_link
 from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import info_request_view
 from gatehouse.applications.service import reads as application_reads
+from gatehouse.applications.views import info_request_view
 from gatehouse.documents import service as documents
 from gatehouse.errors import INVALID_ARGUMENT, GatehouseError, invalid_argument
 from gatehouse.portal.pages import render_link_invalid

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from gatehouse.applicants.schemas import FormDraft, PortalMe
+from gatehouse.applications.examples import DOCUMENT_EXAMPLE, INFO_REQUEST_EXAMPLE
 from gatehouse.applications.schemas import (
-    DOCUMENT_EXAMPLE,
-    INFO_REQUEST_EXAMPLE,
     Document,
     DocumentList,
     InfoRequest,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.applications.schemas import (
+from gatehouse.applications.examples import (
     APPLICATION_EXAMPLE,
     INFO_REQUEST_EXAMPLE,
     SUMMARY_EXAMPLE,
-    InfoRequest,
 )
+from gatehouse.applications.schemas import InfoRequest
 from gatehouse.cases.schemas import (
     Assignment,
     AuditPage,

@@ -24,11 +24,9 @@ from gatehouse.applications.schemas import (
     DecisionList,
     DocumentList,
     InfoRequestList,
-    application_view,
-    decision_view,
-    info_request_view,
 )
 from gatehouse.applications.schemas import Document as DocumentView
+from gatehouse.applications.views import application_view, decision_view, info_request_view
 from gatehouse.domain.checklist import Evidence, evaluate
 from gatehouse.errors import not_found
 from gatehouse.storage.tables.applications import Application, Document, Intake
