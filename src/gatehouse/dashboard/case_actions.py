@@ -22,7 +22,7 @@ from gatehouse.dashboard.forms import Refused, Render, form_action
 from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
 from gatehouse.decisions.service import make_decision
-from gatehouse.domain.principals import StaffPrincipal
+from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.erasure.service import erase_application, erase_documents
 from gatehouse.errors import invalid_argument
 from gatehouse.info_requests import service as info_requests
@@ -277,4 +277,4 @@ async def erase(request: Request, client_id: str) -> Response:
         return see_other(f"/dashboard/applications/{client_id}?done=erased")
 
     page = _case_page(request, client_id)
-    return await form_action(request, page, run, role="admin", fields={"confirm": "confirm"})
+    return await form_action(request, page, run, role=Role.ADMIN, fields={"confirm": "confirm"})

@@ -17,6 +17,7 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
+from gatehouse.domain.principals import Role
 from gatehouse.errors import GatehouseError
 
 
@@ -58,7 +59,7 @@ async def form_action(
     render: Render,
     run: Run,
     *,
-    role: str = "analyst",
+    role: str = Role.ANALYST,
     fields: Mapping[str, str] | None = None,
     default: str | None = None,
 ) -> Response:

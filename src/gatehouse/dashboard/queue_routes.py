@@ -13,7 +13,8 @@ from gatehouse.cases import queue as queries
 from gatehouse.cases.assignment import colleagues
 from gatehouse.cases.case_file import CaseFile, case_file
 from gatehouse.dashboard.sessions import Viewer, require_viewer
-from gatehouse.domain.status import STATUSES
+from gatehouse.domain.principals import Role
+from gatehouse.domain.status import STATUSES, ApplicationStatus, DecisionAction
 from gatehouse.domain.workstation import (
     ASSIGNEE_ME,
     ASSIGNEE_NONE,
@@ -31,13 +32,13 @@ from gatehouse.web.rendering import render
 router = APIRouter(include_in_schema=False)
 
 # What the decision form calls each action; it offers only the ones `allowed_moves` allows.
-DECISION_LABELS = {
-    "approve": "Propose approval",
-    "countersign": "Countersign approval",
-    "reject_proposal": "Turn down the proposal",
-    "reject": "Reject",
-    "hold": "Hold",
-    "release": "Release from hold",
+DECISION_LABELS: dict[str, str] = {
+    DecisionAction.APPROVE: "Propose approval",
+    DecisionAction.COUNTERSIGN: "Countersign approval",
+    DecisionAction.REJECT_PROPOSAL: "Turn down the proposal",
+    DecisionAction.REJECT: "Reject",
+    DecisionAction.HOLD: "Hold",
+    DecisionAction.RELEASE: "Release from hold",
 }
 
 
@@ -156,7 +157,7 @@ async def render_case(
         "decide": not erased,
         "note": not erased,
         "assign": not erased,
-        "erase": not erased and viewer.principal.at_least("admin"),
+        "erase": not erased and viewer.principal.at_least(Role.ADMIN),
     }
     moves = case.moves_for(viewer.principal)
     days = runtime.settings.info_request_reminder_days
@@ -172,7 +173,7 @@ async def render_case(
             "actions": actions,
             "decision_actions": [(move, DECISION_LABELS[move]) for move in moves],
             "decision_hint": _decision_hint(case, viewer, moves),
-            "ask_acknowledgement": "approve" in moves and bool(case.unsatisfied),
+            "ask_acknowledgement": DecisionAction.APPROVE in moves and bool(case.unsatisfied),
             "reminders_due": {
                 entry.request.id for entry in case.requests if case.reminder_due(entry, now, days)
             },
@@ -194,7 +195,10 @@ async def render_case(
 
 def _decision_hint(case: CaseFile, viewer: Viewer, moves: tuple[str, ...]) -> str | None:
     """Why an awaited move is missing from the form, in words."""
-    if case.application.status != "pending_approval" or "countersign" in moves:
+    if (
+        case.application.status != ApplicationStatus.PENDING_APPROVAL
+        or DecisionAction.COUNTERSIGN in moves
+    ):
         return None
     if case.application.proposed_by == viewer.principal.staff_id:
         return "You proposed this approval, so a colleague (mlro or above) must countersign it."

@@ -21,7 +21,7 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse.accounts import sessions
-from gatehouse.domain.principals import StaffPrincipal
+from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.web import browser
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
@@ -81,7 +81,7 @@ def clear_session_cookie(request: Request, response: Response) -> None:
     )
 
 
-async def require_viewer(request: Request, role: str = "analyst") -> Viewer | Response:
+async def require_viewer(request: Request, role: str = Role.ANALYST) -> Viewer | Response:
     """The viewer, or the answer to give instead: sign-in for no session,
     a 403 page for a role below `role`."""
     viewer = await current_viewer(request)

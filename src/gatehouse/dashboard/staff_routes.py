@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from gatehouse.accounts import lifecycle
 from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
-from gatehouse.domain.principals import STAFF_ROLES
+from gatehouse.domain.principals import STAFF_ROLES, Role
 from gatehouse.errors import GatehouseError, permission_denied
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
@@ -67,14 +67,14 @@ async def render_staff(
 
 @router.get(STAFF)
 async def staff_page(request: Request) -> Response:
-    viewer = await require_viewer(request, "admin")
+    viewer = await require_viewer(request, Role.ADMIN)
     if isinstance(viewer, Response):
         return viewer
     return await render_staff(request, viewer)
 
 
 async def _admin_form(request: Request) -> tuple[Viewer, Any] | Response:
-    viewer = await require_viewer(request, "admin")
+    viewer = await require_viewer(request, Role.ADMIN)
     if isinstance(viewer, Response):
         return viewer
     form = await checked_form(request, viewer)

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from gatehouse.dashboard.forms import Refused, form_action
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.numbers import parse_int
+from gatehouse.domain.principals import Role
 from gatehouse.domain.verification import (
     EMITTED_STATUSES,
     HIGHEST_STATUS,
@@ -79,7 +80,7 @@ async def render_verification(
             "errors": errors or {},
             "form": form or {},
             "new_client": new_client,
-            "can_admin": viewer.principal.at_least("admin"),
+            "can_admin": viewer.principal.at_least(Role.ADMIN),
             "notice": _NOTICES.get(request.query_params.get("done") or ""),
         },
         status_code=status_code,
@@ -127,7 +128,7 @@ async def new_client(request: Request) -> Response:
 
     again = partial(_again, request)
     return await form_action(
-        request, again, run, role="admin", fields={"client_name": "client_name"}
+        request, again, run, role=Role.ADMIN, fields={"client_name": "client_name"}
     )
 
 
