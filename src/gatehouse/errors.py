@@ -55,6 +55,11 @@ class GatehouseError(Exception):
         """The input field at fault (the first of `details`), for forms to mark."""
         return self.details[0].get("field") if self.details else None
 
+    @property
+    def issue(self) -> str | None:
+        """What is wrong with that field (the first of `details`)."""
+        return self.details[0].get("issue") if self.details else None
+
 
 def invalid_argument(
     message: str, field: str | None = None, issue: str | None = None

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from gatehouse.domain.event_types import EventType
-from gatehouse.domain.status import InvalidInput, MoveNotAllowed
+from gatehouse.domain.status import InvalidInput, MoveNotAllowed, TextTooLong
 
 
 class RequestState(StrEnum):
@@ -89,7 +89,7 @@ def _text(value: object, field: str, limit: int) -> str:
         raise InvalidInput(f"{field} must be a nonempty string.", field=field)
     text = value.strip()
     if len(text) > limit:
-        raise InvalidInput(f"{field} must be at most {limit} characters.", field=field)
+        raise TextTooLong(f"{field} must be at most {limit} characters.", field=field)
     return text
 
 
@@ -99,7 +99,7 @@ def _staff_text(value: object, field: str, limit: int, *, empty: str, label: str
         raise InvalidInput(empty, field=field)
     text = value.strip()
     if len(text) > limit:
-        raise InvalidInput(
+        raise TextTooLong(
             f"{label} can be at most {limit} characters; this one has {len(text)}.", field=field
         )
     return text

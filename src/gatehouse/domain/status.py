@@ -152,6 +152,11 @@ class InvalidInput(CaseRuleError):
     kind = INVALID_ARGUMENT
 
 
+class TextTooLong(InvalidInput):
+    """A text is longer than its limit (400 invalid-argument): a form says "too long" rather
+    than "fill this in"."""
+
+
 @dataclass(frozen=True, slots=True)
 class CaseState:
     """What the machine needs to know about an application."""

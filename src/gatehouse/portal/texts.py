@@ -9,6 +9,7 @@ English text.
 
 from __future__ import annotations
 
+from gatehouse.domain.status import TextTooLong
 from gatehouse.errors import GatehouseError
 from gatehouse.web.i18n import N_
 
@@ -79,9 +80,8 @@ _BY_ISSUE = {
 
 def refusal(error: GatehouseError) -> str:
     """The message (untranslated) the applicant sees for a refused post."""
-    detail = error.details[0] if error.details else {}
-    issue = detail.get("issue") or ""
-    field = detail.get("field") or ""
+    issue = error.issue or ""
+    field = error.field or ""
     if issue in _BY_ISSUE:
         return _BY_ISSUE[issue]
     if error.status_code == 413:
@@ -93,7 +93,7 @@ def refusal(error: GatehouseError) -> str:
     if error.code == "failed-precondition":
         return NOT_ANSWERABLE
     if field == "answer":
-        return ANSWER_TOO_LONG if "at most" in error.message else ANSWER_NEEDED
+        return ANSWER_TOO_LONG if isinstance(error, TextTooLong) else ANSWER_NEEDED
     if field == "file" or field == "type":
         return CHOOSE_FILE
     if field.startswith("fields.") or field == "companyName":
