@@ -1,6 +1,7 @@
 """One origin rule for the portal and the dashboard (docs/reference/portal.md §6,
-docs/case-work.md): an unsafe request must show PUBLIC_URL's origin in its `Origin`
-header or, without one, in its `Referer`; neither, or either naming another origin, is 403.
+docs/case-work.md): an unsafe request must show PUBLIC_URL's origin, or its own, in its
+`Origin` header or, without one, in its `Referer`; neither, or either naming another origin,
+is 403.
 """
 
 from __future__ import annotations
@@ -110,3 +111,23 @@ async def test_safe_methods_need_no_origin(
     request = client.build_request("GET", "/portal/api/me")
     del request.headers["origin"]
     assert (await client.send(request)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("headers", "accepted"),
+    [
+        # The address the browser used (Host) counts as well as PUBLIC_URL's: a reader who
+        # opened http://localhost:8000 while PUBLIC_URL names 127.0.0.1 can sign in.
+        ({"Host": "localhost:8000", "Origin": "http://localhost:8000"}, True),
+        ({"Host": "localhost:8000", "Referer": "http://localhost:8000/portal"}, True),
+        ({"Host": "localhost:8000", "Origin": "http://localhost:8001"}, False),
+        ({"Host": "localhost:8000", "Origin": OTHER}, False),
+        ({"Host": "localhost:8000", "Origin": "http://localhost:8000", "Referer": OTHER}, False),
+    ],
+)
+async def test_the_address_the_browser_used_is_its_own_origin(
+    client: httpx.AsyncClient, tenant: TenantFixture, headers: dict[str, str], accepted: bool
+) -> None:
+    made = await provision(client, tenant)
+    signed = await post_as(client, made.login_path, headers)
+    assert signed.status_code == (303 if accepted else 403), signed.text[:300]

@@ -1,10 +1,12 @@
 """What the browser surfaces (portal and dashboard) share: one origin rule, one cookie rule.
 
 - Origin: an unsafe request (anything but GET and HEAD) is accepted only when its `Origin`
-  header names PUBLIC_URL's origin (scheme, host and port). Without `Origin`, its `Referer`
-  must name that origin instead (the pages' `Referrer-Policy: same-origin` keeps it on every
-  same-origin request). Both absent, either naming another origin, or `Origin: null`: refused
-  (docs/reference/portal.md §6, docs/case-work.md).
+  header names PUBLIC_URL's origin or the request's own (scheme, host and port: the address
+  the browser used, so `localhost` beside a PUBLIC_URL of `127.0.0.1` works; a page on another
+  site cannot make a browser send a foreign `Origin` with our `Host`). Without `Origin`, its
+  `Referer` must name such an origin instead (the pages' `Referrer-Policy: same-origin` keeps
+  it on every same-origin request). Both absent, either naming another origin, or
+  `Origin: null`: refused (docs/reference/portal.md §6, docs/case-work.md).
 - Cookies: HttpOnly, scoped to the surface's path, `Secure` exactly when PUBLIC_URL is https
   (docs/reference/portal.md §3).
 """
@@ -38,8 +40,9 @@ def origin_of(url: str) -> tuple[str, str, int] | None:
 
 
 def same_origin(request: Request, settings: Settings) -> bool:
-    """True only when the request shows it came from PUBLIC_URL's origin: by its `Origin`
-    header, or, without one, by its `Referer`. A request that shows neither is refused."""
+    """True only when the request shows it came from PUBLIC_URL's origin or its own: by its
+    `Origin` header, or, without one, by its `Referer`. A request that shows neither is
+    refused."""
     headers = request.headers
     origin = headers.get("origin")
     if origin is None:
@@ -47,12 +50,12 @@ def same_origin(request: Request, settings: Settings) -> bool:
         if origin is None:
             return False
     referer = headers.get("referer")
-    expected = origin_of(settings.base_url)
-    claimed = origin_of(origin)
-    if claimed is None or claimed != expected:
+    expected = {origin_of(settings.base_url), origin_of(str(request.base_url))}
+    expected.discard(None)
+    if origin_of(origin) not in expected:
         return False
     # A Referer beside a matching Origin must not name another origin either.
-    return referer is None or origin_of(referer) == expected
+    return referer is None or origin_of(referer) in expected
 
 
 class CrossSiteRequest(GatehouseError):
