@@ -16,7 +16,7 @@ Rooms that may use each other (features, platform rooms) still do so one way: th
 drawn from the imports have no circle. Every import counts, relative ones, imports inside
 functions and imports under `TYPE_CHECKING` included. The vocabulary (statuses, states,
 roles, event types) is defined once, as enums in `domain/`. Surfaces write no SQL: they call a
-feature's service or queries (the few that still do are listed below, to be moved).
+feature's service or queries.
 """
 
 from __future__ import annotations
@@ -69,12 +69,6 @@ HTTP_LIBRARIES = {"fastapi", "starlette", "jinja2", "uvicorn", "multipart", "pyt
 IO_LIBRARIES = HTTP_LIBRARIES | {"sqlalchemy", "httpx", "coredis", "redis", "asyncpg", "aiosqlite"}
 ENUM_BASES = {"Enum", "StrEnum", "IntEnum", "Flag", "IntFlag"}
 SURFACES = BANDS[4]
-# Surface modules that still build a statement themselves; each belongs in a feature's
-# queries (the staff notification list in webhooks/health.py, beside the dashboard's).
-# The list may only shrink.
-SQL_IN_SURFACES_TO_MOVE = {
-    "staff/webhooks.py",
-}
 
 
 def room_of(path: Path) -> str:
@@ -231,7 +225,7 @@ def test_surfaces_write_no_sql() -> None:
         for path in modules()
         if room_of(path) in SURFACES and builds_sql(path.read_text())
     }
-    assert sorted(building - SQL_IN_SURFACES_TO_MOVE) == []
+    assert sorted(building) == []
 
 
 def test_the_checker_sees_an_upward_import() -> None:

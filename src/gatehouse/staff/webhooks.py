@@ -9,15 +9,14 @@ letter view across tenants; `POST /staff/v1/deliveries/{deliveryId}/replay`
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
 from starlette.responses import Response
 
 from gatehouse.paging import query_values
-from gatehouse.storage.tables.core import Notification
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffAnalyst
 from gatehouse.web.responses import json_response
 from gatehouse.webhooks import deliveries
+from gatehouse.webhooks.health import recent_notifications
 from gatehouse.webhooks.schemas import notification_view
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: webhooks"])
@@ -52,12 +51,6 @@ async def list_notifications(
 ) -> Response:
     """`{data: [{id, kind, tenantId, endpointId, reason, createdAt}]}`, newest first."""
     params = query_values(request.query_params.multi_items(), ("tenantId",))
-    stmt = select(Notification)
-    if params.get("tenantId"):
-        stmt = stmt.where(Notification.tenant_id == params["tenantId"])
-    stmt = stmt.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(
-        NOTIFICATION_LIMIT
-    )
     async with runtime.db.read() as session:
-        rows = (await session.scalars(stmt)).all()
+        rows = await recent_notifications(session, params.get("tenantId"), NOTIFICATION_LIMIT)
     return json_response(200, {"data": [notification_view(n) for n in rows]})
