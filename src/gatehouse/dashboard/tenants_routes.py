@@ -23,7 +23,7 @@ from gatehouse.accounts.service import (
 from gatehouse.dashboard.forms import Refused, Render, form_action
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.branding import palette
-from gatehouse.domain.principals import ALL_SCOPES
+from gatehouse.domain.principals import ALL_SCOPES, Role
 from gatehouse.errors import invalid_argument
 from gatehouse.intakes import queries as intake_queries
 from gatehouse.intakes.service import create_intake, update_intake, valid_order
@@ -71,7 +71,7 @@ async def render_tenants(
             "title": "Tenants",
             "tenants": tenants,
             "errors": errors or {},
-            "can_admin": viewer.principal.at_least("admin"),
+            "can_admin": viewer.principal.at_least(Role.ADMIN),
             "environments": ENVIRONMENT_CHOICES,
         },
         status_code=status_code,
@@ -96,7 +96,7 @@ async def create_tenant_submit(request: Request) -> Response:
         )
 
     return await form_action(
-        request, again, run, role="admin", fields={"environment": "environment"}, default="name"
+        request, again, run, role=Role.ADMIN, fields={"environment": "environment"}, default="name"
     )
 
 
@@ -136,7 +136,7 @@ async def render_tenant(
             "checklist_rows": CHECKLIST_ROWS,
             "errors": errors or {},
             "new_key": new_key,
-            "can_admin": viewer.principal.at_least("admin"),
+            "can_admin": viewer.principal.at_least(Role.ADMIN),
             "palette": palette(tenant.accent_color),
             "logo_url": branding.logo_url(tenant),
             "logo_max_kib": branding.LOGO_MAX_BYTES // 1024,
@@ -191,7 +191,7 @@ async def change_status(request: Request, tenant_id: str) -> Response:
         return see_other(f"/dashboard/tenants/{tenant_id}?done={status}")
 
     page = _tenant_page(request, tenant_id)
-    return await form_action(request, page, run, role="admin", default="status")
+    return await form_action(request, page, run, role=Role.ADMIN, default="status")
 
 
 @router.post("/dashboard/tenants/{tenant_id}/cap")
@@ -203,7 +203,7 @@ async def change_cap(request: Request, tenant_id: str) -> Response:
         return see_other(f"/dashboard/tenants/{tenant_id}?done=cap")
 
     page = _tenant_page(request, tenant_id)
-    return await form_action(request, page, run, role="admin", default="webhookEndpointCap")
+    return await form_action(request, page, run, role=Role.ADMIN, default="webhookEndpointCap")
 
 
 @router.post("/dashboard/tenants/{tenant_id}/api-keys")
@@ -221,7 +221,7 @@ async def new_api_key(request: Request, tenant_id: str) -> Response:
         return await render_tenant(request, viewer, tenant_id, new_key=created, status_code=201)
 
     page = _tenant_page(request, tenant_id)
-    return await form_action(request, page, run, role="admin", default="scopes")
+    return await form_action(request, page, run, role=Role.ADMIN, default="scopes")
 
 
 @router.post("/dashboard/api-keys/{key_id}/revoke")
@@ -241,7 +241,7 @@ async def revoke_key(request: Request, key_id: str) -> Response:
             request, viewer, errors=refused.errors, status_code=refused.status_code
         )
 
-    return await form_action(request, again, run, role="admin")
+    return await form_action(request, again, run, role=Role.ADMIN)
 
 
 def _checklist_from(form: FormData) -> list[dict[str, Any]]:
@@ -289,7 +289,9 @@ async def new_intake(request: Request, tenant_id: str) -> Response:
 
     page = _tenant_page(request, tenant_id)
     fields = {"order": "order", "checklist": "checklist"}
-    return await form_action(request, page, run, role="admin", fields=fields, default="intake_name")
+    return await form_action(
+        request, page, run, role=Role.ADMIN, fields=fields, default="intake_name"
+    )
 
 
 async def _tenant_of_intake(request: Request, label_id: str) -> str | None:
@@ -317,7 +319,7 @@ async def edit_intake(request: Request, label_id: str) -> Response:
         return await _tenant_page(request, tenant_id)(viewer, form, refused)
 
     fields = {"order": f"order_{label_id}"}
-    return await form_action(request, again, run, role="admin", fields=fields)
+    return await form_action(request, again, run, role=Role.ADMIN, fields=fields)
 
 
 @router.post("/dashboard/tenants/{tenant_id}/branding")
@@ -335,7 +337,7 @@ async def change_branding(request: Request, tenant_id: str) -> Response:
 
     page = _tenant_page(request, tenant_id)
     fields = {"displayName": "displayName", "accentColor": "accentColor"}
-    return await form_action(request, page, run, role="admin", fields=fields)
+    return await form_action(request, page, run, role=Role.ADMIN, fields=fields)
 
 
 @router.post("/dashboard/tenants/{tenant_id}/logo")
@@ -355,4 +357,4 @@ async def change_logo(request: Request, tenant_id: str) -> Response:
         return see_other(f"/dashboard/tenants/{tenant_id}?done=logo")
 
     page = _tenant_page(request, tenant_id)
-    return await form_action(request, page, run, role="admin", fields={"logo": "logo"})
+    return await form_action(request, page, run, role=Role.ADMIN, fields={"logo": "logo"})

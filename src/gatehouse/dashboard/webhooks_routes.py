@@ -10,6 +10,7 @@ from starlette.responses import Response
 from gatehouse.cases import queue as queries
 from gatehouse.dashboard.forms import Refused, form_action
 from gatehouse.dashboard.sessions import Viewer, require_viewer
+from gatehouse.domain.principals import Role
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
@@ -45,7 +46,7 @@ async def render_webhooks(
             "tenants": tenants,
             "tenant_names": names,
             "tenant_id": tenant_id,
-            "can_replay": viewer.principal.at_least("admin"),
+            "can_replay": viewer.principal.at_least(Role.ADMIN),
             "problem": problem,
             "notice": "Replay queued: a new delivery of the same event."
             if request.query_params.get("done") == "replayed"
@@ -78,4 +79,4 @@ async def replay(request: Request, delivery_id: str) -> Response:
             request, viewer, problem=refused.message, status_code=refused.status_code
         )
 
-    return await form_action(request, again, run, role="admin")
+    return await form_action(request, again, run, role=Role.ADMIN)
