@@ -15,10 +15,6 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-# applications/service/listing.py (the keyset-paged list) reads the list element's builder
-# from here.
-from gatehouse.applications.views import application_summary_view as application_summary_view
-
 
 class Member(TypedDict):
     """A member of an application (`members[]`, and the answer of adding one)."""

@@ -7,26 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import Protocol, cast
 
+from gatehouse.applications.schemas import (
+    Application,
+    ApplicationSummary,
+    Decision,
+    InfoRequest,
+    InfoRequestItem,
+    Member,
+    OpenInfoRequest,
+)
 from gatehouse.domain.info_requests import OWED_ITEM_STATES, ItemState
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.storage.tables.applications import InfoRequest as InfoRequestRow
 from gatehouse.storage.tables.applications import InfoRequestItem as InfoRequestItemRow
 from gatehouse.timeutil import format_ts
-
-if TYPE_CHECKING:
-    # Types only: schemas.py re-exports a builder of this module, so importing it at run time
-    # would be a circle.
-    from gatehouse.applications.schemas import (
-        Application,
-        ApplicationSummary,
-        Decision,
-        InfoRequest,
-        InfoRequestItem,
-        Member,
-        OpenInfoRequest,
-    )
 
 
 class MemberFields(Protocol):
@@ -205,10 +201,10 @@ def application_view(
     `rejectionReason` appears only while the status is rejected.
     """
     # The summary dict grows in place: this is the hottest read (no copy per request).
-    view = cast("Application", application_summary_view(application))
+    view = cast(Application, application_summary_view(application))
     view["decision"] = decision_view(latest_decision) if latest_decision is not None else None
     view["openInfoRequest"] = (
-        cast("OpenInfoRequest", dict(open_info_request)) if open_info_request is not None else None
+        cast(OpenInfoRequest, dict(open_info_request)) if open_info_request is not None else None
     )
     view["members"] = [member_view(member) for member in members]
     return view
