@@ -32,13 +32,28 @@ HEADING = re.compile(r"^#+\s+(\d+(?:\.\d+)*)\.?\s", re.MULTILINE)
 NUMBER = re.compile(r"\d+(?:\.\d+)*")
 
 
+# Made by tools, never written by hand: skipped when the tree is walked without git.
+GENERATED = {".git", ".venv", "node_modules", "__pycache__", "build", "dist", ".pytest_cache"}
+
+
+def repository_files() -> list[str]:
+    """The repository's files, relative to its root: git's list in a clone; in a copy without
+    `.git` (an export or an unpacked archive), every file outside the generated folders."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True)
+    if listed.returncode == 0 and (ROOT / ".git").exists():
+        return listed.stdout.split()
+    return [
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*")
+        if not GENERATED.intersection(path.relative_to(ROOT).parts)
+        and not any(part.endswith((".egg-info", "_cache")) for part in path.parts)
+    ]
+
+
 def tracked(suffixes: set[str]) -> list[Path]:
-    listed = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True
-    ).stdout.split()
     return [
         ROOT / name
-        for name in listed
+        for name in repository_files()
         if Path(name).suffix in suffixes and (ROOT / name).is_file() and "static/" not in name
     ]
 
