@@ -13,11 +13,10 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
-from gatehouse.storage.tables.core import AuditEntry
 from tests.pages.helpers import PASSWORD, RECOVERY_RE, csrf_of, dashboard_sign_in, next_code
+from tests.support.audit import audit_actions
 from tests.support.browser import SAME_ORIGIN
 from tests.support.factories import StaffFixture, make_staff
 from tests.support.leaks import remember
@@ -38,16 +37,6 @@ async def other(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
         transport=transport, base_url="http://testserver", headers=SAME_ORIGIN
     ) as c:
         yield c
-
-
-async def audit_of(runtime: Runtime, like: str) -> list[tuple[str, str, str]]:
-    async with runtime.db.read() as session:
-        rows = await session.execute(
-            select(AuditEntry.action, AuditEntry.actor, AuditEntry.target)
-            .where(AuditEntry.action.like(like))
-            .order_by(AuditEntry.at, AuditEntry.id)
-        )
-    return [tuple(row) for row in rows]  # type: ignore[misc]
 
 
 async def test_an_invite_from_the_staff_page_is_shown_once_and_works(
@@ -87,7 +76,7 @@ async def test_an_invite_from_the_staff_page_is_shown_once_and_works(
     assert refused.status_code == 403
     assert "super_admin" in refused.text
     assert "root@example.test" not in (await client.get("/dashboard/staff")).text
-    assert [a for a, _, _ in await audit_of(runtime, "staff.created")] == [
+    assert [a for a, _, _ in await audit_actions(runtime, "staff.created")] == [
         "staff.created",  # the admin, by the factory
         "staff.created",
     ]
@@ -164,7 +153,7 @@ async def test_role_change_deactivation_and_reset_from_the_staff_page_end_the_se
     actor = f"staff:{admin.staff_id}"
     assert [
         (action, who, target)
-        for action, who, target in await audit_of(runtime, "staff.%")
+        for action, who, target in await audit_actions(runtime, "staff.%")
         if target == person.staff_id and who == actor
     ] == [
         ("staff.role_changed", actor, person.staff_id),
@@ -196,7 +185,7 @@ async def test_an_admin_manages_neither_admins_nor_themself_on_the_staff_page(
     )
     assert promoted.status_code == 403
     assert (await other.get("/dashboard")).status_code == 200  # the peer is untouched
-    assert await audit_of(runtime, "staff.%activated") == []
+    assert await audit_actions(runtime, "staff.%activated") == []
 
 
 async def test_personal_tokens_on_the_account_page(
@@ -246,7 +235,7 @@ async def test_personal_tokens_on_the_account_page(
     assert revoked.headers["location"] == "/dashboard/account?done=revoked"
     assert (await client.get("/staff/v1/tokens", headers=headers)).status_code == 401
     assert (await client.get("/staff/v1/tokens", headers=analyst.headers)).status_code == 200
-    assert [(a, who) for a, who, _ in await audit_of(runtime, "staff_token.%")] == [
+    assert [(a, who) for a, who, _ in await audit_actions(runtime, "staff_token.%")] == [
         ("staff_token.created", f"staff:{analyst.staff_id}"),
         ("staff_token.revoked", f"staff:{analyst.staff_id}"),
     ]
@@ -281,7 +270,7 @@ async def test_new_recovery_codes_retire_the_old_ones(
     page = await client.get("/dashboard/account")
     assert new[1] not in page.text  # shown once
     assert re.search(r"Recovery codes left</dt><dd>9<", page.text)
-    assert [a for a, _, _ in await audit_of(runtime, "staff.recovery_codes_renewed")] == [
+    assert [a for a, _, _ in await audit_actions(runtime, "staff.recovery_codes_renewed")] == [
         "staff.recovery_codes_renewed"
     ]
 
@@ -335,4 +324,4 @@ async def test_the_passkey_calls_of_the_account_page_need_the_session_and_its_to
     )
     assert forged.status_code == 400
     assert "No passkeys yet." in (await client.get("/dashboard/account")).text
-    assert await audit_of(runtime, "staff.factor_enrolled.passkey") == []
+    assert await audit_actions(runtime, "staff.factor_enrolled.passkey") == []

@@ -1,7 +1,9 @@
 """Single sign-on against a real OpenID provider process on loopback (docs/staff-identity.md
 "Single sign-on"): the authorization code flow with PKCE, discovery from the issuer, and a
 person matched by a verified email; unknown, unverified and deactivated people are refused,
-and so is a callback whose state does not match."""
+and so is a callback whose state does not match. Refusals of a known person count towards the
+account lock, and a locked account still signs in through the provider, whose checks stand in
+for Gatehouse's password and factors ("Lockout and limits")."""
 
 from __future__ import annotations
 
@@ -12,17 +14,21 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from gatehouse.accounts.sign_in import LOCK_AFTER
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry, StaffMember
-from tests.pages.helpers import client_with
+from tests.pages.helpers import PASSWORD, client_with, dashboard_sign_in
 from tests.support.factories import StaffFixture, make_staff
+from tests.support.leaks import remember
 from tests.support.oidc_provider import CLIENT_ID, CLIENT_SECRET, oidc_provider, set_user
 
 REFUSED = "Single sign-on did not sign you in."
+FAILED = "Sign-in failed. Check your email, password and code."
 
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[str]:
+    remember(CLIENT_SECRET)
     with oidc_provider() as url:
         yield url
 
@@ -162,3 +168,43 @@ async def test_a_callback_with_another_state_is_refused(
     # Without the flow cookie (another browser) the callback signs nobody in either.
     client.cookies.clear()
     assert (await client.get(callback)).status_code == 400
+
+
+async def test_refusals_count_and_a_locked_account_still_signs_in_through_the_provider(
+    sso: tuple[httpx.AsyncClient, Runtime], issuer: str
+) -> None:
+    client, runtime = sso
+    person = await make_staff(runtime, "analyst")
+    await dashboard_sign_in(client, person)  # a password and an app, too
+    client.cookies.clear()
+
+    # The provider vouches for the email but not as verified: refused, counted.
+    set_user(issuer, "ada", person.email, verified=False)
+    for _ in range(LOCK_AFTER):
+        refused = await client.get(await provider_answer(client, "ada"))
+        assert refused.status_code == 403
+    async with runtime.db.read() as session:
+        locked = (
+            await session.scalars(
+                select(AuditEntry.target).where(AuditEntry.action == "staff.locked")
+            )
+        ).all()
+    assert locked == [person.staff_id]
+    password = await client.post(
+        "/dashboard/sign-in", data={"email": person.email, "password": PASSWORD}
+    )
+    assert password.status_code == 400
+    assert FAILED in password.text
+
+    # Verified at the provider: signed in although the account is locked.
+    set_user(issuer, "ada", person.email)
+    done = await client.get(await provider_answer(client, "ada"))
+    assert done.status_code == 200, done.text
+    assert "gatehouse_dashboard=" in done.headers["set-cookie"]
+    assert (await client.get("/dashboard")).status_code == 200
+    # The lock still holds for the password.
+    client.cookies.clear()
+    again = await client.post(
+        "/dashboard/sign-in", data={"email": person.email, "password": PASSWORD}
+    )
+    assert again.status_code == 400

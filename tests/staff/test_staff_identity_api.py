@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
-from gatehouse.storage.tables.core import AuditEntry
 from gatehouse.storage.tables.dashboard import DashboardSession
 from gatehouse.storage.tables.staff_identity import StaffToken
 from gatehouse.timeutil import parse_ts
 from tests.pages.helpers import PASSWORD, dashboard_sign_in
+from tests.support.audit import audit_actions
 from tests.support.factories import StaffFixture, make_staff
 from tests.support.leaks import remember
 
@@ -26,16 +26,6 @@ def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, 
     error: dict[str, object] = response.json()["error"]
     assert error["code"] == code
     return error
-
-
-async def audit_actions(runtime: Runtime, like: str) -> list[tuple[str, str, str]]:
-    async with runtime.db.read() as session:
-        rows = await session.execute(
-            select(AuditEntry.action, AuditEntry.actor, AuditEntry.target)
-            .where(AuditEntry.action.like(like))
-            .order_by(AuditEntry.at, AuditEntry.id)
-        )
-    return [tuple(row) for row in rows]  # type: ignore[misc]
 
 
 async def test_create_returns_an_invite_valid_for_72_hours(
