@@ -1,28 +1,34 @@
-"""The `gatehouse` command: serve, worker, migrate, staff create, demo.
+"""The `gatehouse` command: serve, worker, migrate, staff create, keys, demo.
 
-Documented in docs/reference/settings.md.
+A group of sub-commands of one area lives in a module of its own beside this one, built on
+`cli/common.py`, and is added here with one `add_typer` line. Documented in
+docs/reference/settings.md.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import shutil
 import signal
 import sys
 import tempfile
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
-from pydantic import ValidationError
-from rich.console import Console
-from rich.markup import escape
 
 from gatehouse import logs
+from gatehouse.cli.common import (
+    console,
+    fail,
+    load_settings,
+    log,
+    migrate_schema,
+    require_secret_key,
+)
 from gatehouse.settings import Settings
-from gatehouse.storage.migrate import status, upgrade
+from gatehouse.storage.migrate import status
 
 app = typer.Typer(help="Gatehouse onboarding platform.", no_args_is_help=True, add_completion=False)
 staff_app = typer.Typer(help="Staff members.", no_args_is_help=True)
@@ -31,53 +37,8 @@ keys_app = typer.Typer(
     help="The key ring (GATEHOUSE_SECRET_KEY and previous keys).", no_args_is_help=True
 )
 app.add_typer(keys_app, name="keys")
-console = Console(stderr=True)
-log = logging.getLogger("gatehouse.cli")
 # Read by prometheus-client when the serving processes import it (gatehouse.metrics).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
-
-
-def _fail(message: str) -> NoReturn:
-    """A clear one-line error on stderr and exit status 2 (no traceback)."""
-    # escape(): a message is text, never markup (`gatehouse[s3]` must not vanish).
-    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
-    raise typer.Exit(2)
-
-
-def _settings(host: str | None = None, port: int | None = None) -> Settings:
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        # A rule over several settings (no `loc`) names them in its message.
-        problems = "; ".join(
-            f"GATEHOUSE_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
-            if e["loc"]
-            else str(e["msg"])
-            for e in exc.errors()
-        )
-        _fail(f"invalid settings: {problems}")
-    if settings.public_url is None and host is not None and port is not None:
-        # A wildcard bind is shown as the loopback address (a comparison, not a bind).
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
-        settings.public_url = f"http://{shown}:{port}"
-    return settings
-
-
-def _require_secret_key(settings: Settings) -> None:
-    """SECRET_KEY: generated beside the SQLite file, required for PostgreSQL
-    (docs/reference/settings.md §3.1)."""
-    try:
-        settings.resolved_secret_key()
-    except (RuntimeError, OSError) as exc:
-        _fail(str(exc))
-
-
-def _migrate(settings: Settings) -> None:
-    try:
-        upgrade(settings.database_url)
-    except Exception as exc:
-        log.exception("migration failed")
-        _fail(f"could not migrate the database: {type(exc).__name__}")
 
 
 def _print_status(settings: Settings) -> None:
@@ -85,7 +46,7 @@ def _print_status(settings: Settings) -> None:
         found = status(settings.database_url)
     except Exception as exc:
         log.exception("could not read the migration status")
-        _fail(f"could not read the migration status: {type(exc).__name__}")
+        fail(f"could not read the migration status: {type(exc).__name__}")
     current = ", ".join(found.current) if found.current else "none (empty database)"
     sys.stdout.write(f"current: {current}\n")
     sys.stdout.write(f"latest: {found.latest}\n")
@@ -115,11 +76,11 @@ def serve(
     ] = False,
 ) -> None:
     """Serve every surface, and the background workers unless --no-worker."""
-    settings = _settings(host, port)
+    settings = load_settings(host, port)
     logs.configure(settings.log_level)
     _warn_private(settings)
-    _require_secret_key(settings)
-    _migrate(settings)
+    require_secret_key(settings)
+    migrate_schema(settings)
     os.environ["GATEHOUSE_PUBLIC_URL"] = settings.base_url
     if no_worker:
         os.environ["GATEHOUSE_SERVE_NO_WORKER"] = "1"
@@ -185,11 +146,11 @@ def worker(
     from gatehouse.web.listener import MetricsListener
     from gatehouse.workers import run_workers
 
-    settings = _settings()
+    settings = load_settings()
     logs.configure(settings.log_level)
     _warn_private(settings)
-    _require_secret_key(settings)
-    _migrate(settings)
+    require_secret_key(settings)
+    migrate_schema(settings)
 
     async def main() -> None:
         runtime = Runtime.build(settings)
@@ -204,7 +165,7 @@ def worker(
                 try:
                     host, port = await listener.start(metrics_host, metrics_port)
                 except OSError as exc:
-                    _fail(f"cannot listen on {metrics_host}:{metrics_port}: {exc.strerror}")
+                    fail(f"cannot listen on {metrics_host}:{metrics_port}: {exc.strerror}")
                 address = f"{host}:{port}"
             log.info("worker started", extra={"pid": os.getpid(), "metrics": address})
             await run_workers(runtime, stop, sample=metrics_port is not None)
@@ -224,15 +185,15 @@ def migrate(
     ] = False,
 ) -> None:
     """Apply migrations and exit (under the migration lock, docs/platform.md)."""
-    settings = _settings()
+    settings = load_settings()
     logs.configure(settings.log_level)
     if show_status:
         _print_status(settings)
         return
     if settings.is_sqlite:
         # Keep the generated key beside the file from the very first command.
-        _require_secret_key(settings)
-    _migrate(settings)
+        require_secret_key(settings)
+    migrate_schema(settings)
     console.print("[green]schema is up to date[/green]")
 
 
@@ -248,10 +209,10 @@ def staff_create(
     from gatehouse.errors import GatehouseError
     from gatehouse.runtime import Runtime
 
-    settings = _settings()
+    settings = load_settings()
     logs.configure("WARNING")
-    _require_secret_key(settings)
-    _migrate(settings)
+    require_secret_key(settings)
+    migrate_schema(settings)
 
     async def main() -> dict[str, str]:
         runtime = Runtime.build(settings)
@@ -264,7 +225,7 @@ def staff_create(
     try:
         created = asyncio.run(main())
     except GatehouseError as exc:
-        _fail(exc.message)
+        fail(exc.message)
     sys.stdout.write(json.dumps(created) + "\n")
 
 
@@ -285,10 +246,10 @@ def keys_rotate() -> None:
     from gatehouse.storage.sealed import count_digests, rekey_all
     from gatehouse.timeutil import utcnow
 
-    settings = _settings()
+    settings = load_settings()
     logs.configure("WARNING")
-    _require_secret_key(settings)
-    _migrate(settings)
+    require_secret_key(settings)
+    migrate_schema(settings)
 
     crypto = Crypto(settings.resolved_secret_key(), settings.previous_key_list)
 
@@ -337,10 +298,10 @@ def demo(
     """Seed a demo tenant, intake, API key and super_admin, print them, and serve."""
     from gatehouse.demo import seed_demo
 
-    settings = _settings(host, port)
+    settings = load_settings(host, port)
     logs.configure("WARNING")
-    _require_secret_key(settings)
-    _migrate(settings)
+    require_secret_key(settings)
+    migrate_schema(settings)
     made = asyncio.run(seed_demo(settings))
     sys.stdout.write(json.dumps(made, indent=2) + "\n")
     sys.stdout.flush()

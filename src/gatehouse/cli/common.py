@@ -1,0 +1,61 @@
+"""What every `gatehouse` sub-command shares: the one-line error, the settings, the key and
+schema checks (docs/reference/settings.md)."""
+
+from __future__ import annotations
+
+import logging
+from typing import NoReturn
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from gatehouse.settings import Settings
+from gatehouse.storage.migrate import upgrade
+
+console = Console(stderr=True)
+log = logging.getLogger("gatehouse.cli")
+
+
+def fail(message: str) -> NoReturn:
+    """A clear one-line error on stderr and exit status 2 (no traceback)."""
+    # escape(): a message is text, never markup (`gatehouse[s3]` must not vanish).
+    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
+    raise typer.Exit(2)
+
+
+def load_settings(host: str | None = None, port: int | None = None) -> Settings:
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        # A rule over several settings (no `loc`) names them in its message.
+        problems = "; ".join(
+            f"GATEHOUSE_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+            if e["loc"]
+            else str(e["msg"])
+            for e in exc.errors()
+        )
+        fail(f"invalid settings: {problems}")
+    if settings.public_url is None and host is not None and port is not None:
+        # A wildcard bind is shown as the loopback address (a comparison, not a bind).
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
+        settings.public_url = f"http://{shown}:{port}"
+    return settings
+
+
+def require_secret_key(settings: Settings) -> None:
+    """SECRET_KEY: generated beside the SQLite file, required for PostgreSQL
+    (docs/reference/settings.md §3.1)."""
+    try:
+        settings.resolved_secret_key()
+    except (RuntimeError, OSError) as exc:
+        fail(str(exc))
+
+
+def migrate_schema(settings: Settings) -> None:
+    try:
+        upgrade(settings.database_url)
+    except Exception as exc:
+        log.exception("migration failed")
+        fail(f"could not migrate the database: {type(exc).__name__}")
