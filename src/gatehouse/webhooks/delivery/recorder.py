@@ -76,8 +76,8 @@ class Recorder:
     def put(self, outcome: Outcome) -> None:
         self._outcomes.put_nowait(outcome)
 
-    async def run(self, recorded: Callable[[int, Tally], None]) -> None:
-        """Record queued outcomes batch by batch; `recorded(n, tally)` after each batch."""
+    async def run(self, recorded: Callable[[list[Outcome], Tally], None]) -> None:
+        """Record queued outcomes batch by batch; `recorded(batch, tally)` after each."""
         while True:
             batch = [await self._outcomes.get()]
             while len(batch) < MAX_RECORD_BATCH and not self._outcomes.empty():
@@ -91,7 +91,7 @@ class Recorder:
                 # Unrecorded outcomes keep their lease: the deliveries go out again later.
                 log.exception("recording webhook outcomes failed")
             finally:
-                recorded(len(batch), tally)
+                recorded(batch, tally)
 
     async def record(self, batch: list[Outcome]) -> Tally:
         """Write `batch`: in one transaction, or outcome by outcome when that fails."""
