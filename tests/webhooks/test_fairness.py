@@ -16,7 +16,7 @@ import pytest
 
 from gatehouse.runtime import Runtime
 from gatehouse.webhooks.delivery import DeliveryWorker
-from gatehouse.webhooks.delivery.claims import Claims
+from gatehouse.webhooks.delivery.claims import Claim, Claims
 from gatehouse.webhooks.delivery.fair import Shares, Slots
 from tests.support.factories import TenantFixture, make_tenant
 from tests.webhooks.conftest import create_endpoint, emit, wait_requests, wait_until
@@ -54,7 +54,7 @@ async def run_worker(runtime: Runtime, concurrency: int) -> AsyncIterator[Delive
 
 @pytest.fixture
 async def small_worker(runtime: Runtime) -> AsyncIterator[DeliveryWorker]:
-    """24 slots: an endpoint's share is 4, a tenant's 6."""
+    """24 slots: an endpoint's share is 3, a tenant's 4."""
     async for worker in run_worker(runtime, 24):
         yield worker
 
@@ -147,14 +147,16 @@ async def test_a_claim_skips_endpoints_and_tenants_that_hold_their_share(
         await emit(runtime, tenant.tenant_id)
     await emit(runtime, other.tenant_id)
     claims = Claims(runtime, timedelta(seconds=30))
-    slots: Slots[object] = Slots(Shares(slots=10, per_endpoint=2, per_tenant=3))
-    first = await claims.claim(10, slots)  # type: ignore[arg-type]
+    slots: Slots[Claim] = Slots(Shares(slots=10, per_endpoint=2, per_tenant=3))
+    first = await claims.claim(10, slots)
     # At most a share of one endpoint per claim, the other tenant's delivery included.
     assert len(first) == 3
-    slots.admit(first)
-    second = await claims.claim(10, slots)  # type: ignore[arg-type]
-    assert second == []  # the endpoint holds its share, the other tenant has nothing due
     assert [c.endpoint_id for c in first].count(theirs["id"]) == 1
+    slots.admit(first)
+    second = await claims.claim(10, slots)  # one more share of the endpoint: two held
+    assert len(second) == 2
+    slots.admit(second)
+    assert await claims.claim(10, slots) == []  # two shares held; nothing else is due
 
 
 def test_slots_start_at_most_a_share_and_the_rest_waits() -> None:
@@ -165,14 +167,15 @@ def test_slots_start_at_most_a_share_and_the_rest_waits() -> None:
         endpoint_id: str
         tenant_id: str
 
-    slots: Slots[Held] = Slots(Shares(slots=10, per_endpoint=2, per_tenant=3))
-    a = [Held("e1", "t1") for _ in range(3)] + [Held("e2", "t1") for _ in range(2)]
+    slots: Slots[Held] = Slots(Shares(slots=20, per_endpoint=2, per_tenant=3))
+    a = [Held("e1", "t1") for _ in range(4)] + [Held("e2", "t1") for _ in range(2)]
     started = slots.admit(a)
     assert [h.endpoint_id for h in started] == ["e1", "e1", "e2"]  # e1's share, t1's share
-    assert slots.waiting == 2
-    assert sorted(slots.full_endpoints()) == ["e1", "e2"]
+    assert slots.waiting == 3
+    assert slots.full_endpoints() == ["e1"]  # two shares held: left out of claims
     assert slots.full_tenants() == ["t1"]
     assert slots.finished(started[0]) == [a[2]]  # e1 has room again, t1 too
-    assert slots.finished(started[2]) == [a[4]]
-    assert slots.released(started[:1]) is False  # e1 still holds 2, t1 holds 4
-    assert slots.held == 4
+    assert slots.finished(started[2]) == [a[5]]
+    assert slots.released(started[:1]) is True  # e1 and t1 below two shares again
+    assert slots.full_endpoints() == []
+    assert slots.held == 5

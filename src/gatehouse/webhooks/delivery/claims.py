@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import (
     RowMapping,
+    Select,
     Table,
     Update,
     and_,
@@ -49,7 +50,8 @@ from gatehouse.webhooks.delivery.fair import (
     Shares,
     Slots,
     claim_parameters,
-    fair_claim,
+    claim_picked,
+    fair_pick,
     next_due_query,
 )
 
@@ -131,6 +133,7 @@ class Claims:
         self._secrets: dict[str, str] = {}
         self._next_due = next_due_query(not runtime.db.is_sqlite)
         self._no_slots: Slots[Claim] = Slots(Shares())
+        self._picks: dict[Shares, Select[Any]] = {}
 
     async def next_due(self, slots: Slots[Claim] | None = None) -> datetime | None:
         """When the earliest pending delivery (or expiring lease) of an endpoint and a
@@ -146,9 +149,9 @@ class Claims:
         slots = slots or self._no_slots
         now = self.runtime.now()
         lease = Lease.take(now, self.lease)
-        stmt = fair_claim(
-            not self.runtime.db.is_sqlite,
-            slots.shares,
+        is_postgres = not self.runtime.db.is_sqlite
+        stmt = claim_picked(
+            is_postgres,
             {
                 "attempts": Delivery.attempts + 1,
                 "claim_token": lease.token,
@@ -160,10 +163,16 @@ class Claims:
                 ),
             },
         )
-        params = claim_parameters(now, limit, slots)
         retired: list[tuple[Claim, str, str]] = []
         async with self.runtime.db.write() as session:
-            if self.runtime.db.is_sqlite:
+            pick = self._picks.get(slots.shares)
+            if pick is None:
+                pick = self._picks[slots.shares] = fair_pick(is_postgres, slots.shares)
+            ids = list((await session.execute(pick, claim_parameters(now, limit, slots))).scalars())
+            if not ids:
+                return []
+            params = {"ids": ids, "now": now}
+            if not is_postgres:
                 rows = (await session.execute(stmt.returning(*_CLAIMED), params)).mappings()
                 claims = [Claim.of(row, lease) for row in rows.all()]
                 targets = await self._look_up_targets(session, claims, now) if claims else {}

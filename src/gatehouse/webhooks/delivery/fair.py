@@ -9,11 +9,12 @@ one claim, and orders the claimed rows tenant by tenant (every tenant's oldest d
 delivery first, then every tenant's second, …), so a tenant with a large backlog does
 not fill a claim before another tenant's first delivery.
 
-Holding is bounded too: an endpoint (tenant) is left out of claims while it holds its
-share, and one claim adds at most a share, so a tenant holds fewer than
-twice `per_tenant` slots. With `per_tenant` at a quarter of the slots, half of them are
-always left for the other tenants, whatever one tenant's receivers do; and a waiting
-delivery starts within one attempt's time (10 s), well inside its 30 s lease.
+Holding is bounded too: an endpoint (tenant) is left out of claims while it holds two
+shares (one running, one waiting to start the moment a running attempt ends), and one
+claim adds at most a share, so a tenant holds fewer than three times `per_tenant` slots.
+With `per_tenant` at a fifth of the slots, two fifths are always left for the other
+tenants, whatever one tenant's receivers do; and a waiting delivery starts within two
+attempts' time (20 s), inside its 60 s lease.
 """
 
 from __future__ import annotations
@@ -23,17 +24,32 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from sqlalchemy import ColumnElement, Select, Update, all_, and_, bindparam, func, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    Update,
+    all_,
+    and_,
+    any_,
+    bindparam,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.types import String
 
 from gatehouse.domain.webhooks import DeliveryStatus
 from gatehouse.storage.tables.webhooks import Delivery
 
-__all__ = ["Shares", "Slots", "claim_parameters", "fair_claim", "next_due_query"]
+__all__ = ["Shares", "Slots", "claim_parameters", "claim_picked", "fair_pick", "next_due_query"]
 
 # Candidates looked at per claimed row (the oldest due ones, before ranking).
 _WINDOW = 4
+# An endpoint (tenant) is left out of claims once it holds this many shares: one running,
+# one waiting to start the moment a running attempt ends (so the endpoint's share stays
+# busy while the next claim is made).
+HELD_SHARES = 2
 
 
 class Held(Protocol):
@@ -54,15 +70,15 @@ class Shares:
     """The worker's slots and the share of them one endpoint and one tenant may use."""
 
     slots: int = 256
-    per_endpoint: int = 48
-    per_tenant: int = 64
+    per_endpoint: int = 32
+    per_tenant: int = 51
 
     @classmethod
     def of(cls, slots: int, per_endpoint: int | None = None) -> Shares:
-        """`slots` in all; an endpoint gets `per_endpoint` (default: a sixth, at least 1),
-        a tenant a quarter (at least the endpoint's share)."""
-        endpoint = per_endpoint or max(1, slots // 6)
-        return cls(slots=slots, per_endpoint=endpoint, per_tenant=max(endpoint, slots // 4))
+        """`slots` in all; an endpoint gets `per_endpoint` (default: an eighth, at least 1),
+        a tenant a fifth (at least the endpoint's share)."""
+        endpoint = per_endpoint or max(1, slots // 8)
+        return cls(slots=slots, per_endpoint=endpoint, per_tenant=max(endpoint, slots // 5))
 
 
 class Slots(Generic[Claim]):
@@ -86,11 +102,12 @@ class Slots(Generic[Claim]):
         return len(self._waiting)
 
     def full_endpoints(self) -> list[str]:
-        cap = self.shares.per_endpoint
+        """Endpoints left out of claims: they hold a share running and a share waiting."""
+        cap = HELD_SHARES * self.shares.per_endpoint
         return [key for key, held in self._held_endpoint.items() if held >= cap]
 
     def full_tenants(self) -> list[str]:
-        cap = self.shares.per_tenant
+        cap = HELD_SHARES * self.shares.per_tenant
         return [key for key, held in self._held_tenant.items() if held >= cap]
 
     def admit(self, claims: list[Claim]) -> list[Claim]:
@@ -116,8 +133,8 @@ class Slots(Generic[Claim]):
             self.held -= 1
             endpoint = _decrement(self._held_endpoint, claim.endpoint_id)
             tenant = _decrement(self._held_tenant, claim.tenant_id)
-            reopened |= endpoint == self.shares.per_endpoint - 1
-            reopened |= tenant == self.shares.per_tenant - 1
+            reopened |= endpoint == HELD_SHARES * self.shares.per_endpoint - 1
+            reopened |= tenant == HELD_SHARES * self.shares.per_tenant - 1
         return reopened
 
     def take_waiting(self) -> list[Claim]:
@@ -174,16 +191,15 @@ def _due() -> ColumnElement[bool]:
     )
 
 
-def fair_claim(is_postgres: bool, shares: Shares, values: dict[str, Any]) -> Update:
-    """The claim statement: `WITH candidates (the oldest due rows of endpoints and tenants
-    with room) , ranked (their rank within their endpoint and their tenant), due (at most a
-    share per endpoint and per tenant, tenant rank first, FOR UPDATE SKIP LOCKED, LIMIT)
-    UPDATE … SET values`. Parameters: `now`, `limit`, `window`, `full_endpoints`,
-    `full_tenants` (see `claim_parameters`). Add `.returning(…)`."""
-    due = _due()
+def fair_pick(is_postgres: bool, shares: Shares) -> Select[Any]:
+    """The ids to claim, in claim order: of the oldest due rows (`window` of them) of
+    endpoints and tenants with room, at most a share per endpoint and per tenant, every
+    tenant's first before any tenant's second. Parameters: `now`, `limit`, `window`,
+    `full_endpoints`, `full_tenants` (see `claim_parameters`). A plain read: the rows
+    are locked, checked again and leased by `claim_picked`."""
     candidates = (
         select(Delivery.id, Delivery.endpoint_id, Delivery.tenant_id, Delivery.next_attempt_at)
-        .where(due, _not_full(is_postgres))
+        .where(_due(), _not_full(is_postgres))
         .order_by(Delivery.next_attempt_at)
         .limit(bindparam("window"))
         .cte("candidates")
@@ -198,20 +214,35 @@ def fair_claim(is_postgres: bool, shares: Shares, values: dict[str, Any]) -> Upd
         func.row_number()
         .over(partition_by=c.tenant_id, order_by=(c.next_attempt_at, c.id))
         .label("tenant_rank"),
-    ).cte("ranked")
+    ).subquery("ranked")
     r = ranked.c
-    picked = (
-        select(Delivery.id.label("key"))
-        .join(ranked, r.id == Delivery.id)
+    return (
+        select(r.id)
         .where(r.endpoint_rank <= shares.per_endpoint, r.tenant_rank <= shares.per_tenant)
         .order_by(r.tenant_rank, r.next_attempt_at)
         .limit(bindparam("limit"))
-        .with_for_update(of=Delivery, skip_locked=True)
+    )
+
+
+def claim_picked(is_postgres: bool, values: dict[str, Any]) -> Update:
+    """`WITH due AS (SELECT id … WHERE id = ANY(:ids) AND due FOR UPDATE SKIP LOCKED)
+    UPDATE … SET values`: the picked rows still due and not taken meanwhile by another
+    worker (`due` is checked again on each row as it is locked), found by primary key
+    whatever the planner believes of the table. Parameters: `ids`, `now`. Add
+    `.returning(…)`."""
+    if is_postgres:
+        picked_ids = Delivery.id == any_(bindparam("ids", type_=ARRAY(String())))
+    else:
+        picked_ids = Delivery.id.in_(bindparam("ids", expanding=True))
+    locked = (
+        select(Delivery.id.label("key"))
+        .where(picked_ids, _due())
+        .with_for_update(skip_locked=True)
         .cte("due")
     )
     return (
         update(Delivery)
-        .where(Delivery.id == picked.c.key, due)
+        .where(Delivery.id == locked.c.key)
         .values(**values)
         .execution_options(synchronize_session=False)
     )

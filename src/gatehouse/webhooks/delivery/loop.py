@@ -38,9 +38,9 @@ log = logging.getLogger("gatehouse.webhooks")
 # Leased deliveries one worker holds at most; an endpoint and a tenant get a share
 # (fair.py). aiohttp's pool costs the same per request at any size.
 DEFAULT_CONCURRENCY = 256
-# Longer than the 10 s total timeout plus the wait for a share, so a live worker's
-# attempt never overlaps a re-claim.
-DEFAULT_LEASE_SECONDS = 30.0
+# Longer than the 10 s total timeout plus the wait for a share (two attempts' time,
+# fair.py), so a live worker's attempt never overlaps a re-claim.
+DEFAULT_LEASE_SECONDS = 60.0
 DEFAULT_POLL_SECONDS = 1.0
 # With LISTEN/NOTIFY every commit wakes the worker; this poll is only a safety net.
 LISTEN_POLL_SECONDS = 10.0
@@ -146,13 +146,16 @@ class DeliveryWorker:
         self.stats.claimed += len(claims)
         for claim in self.slots.admit(claims):
             self._start(claim)
-        self._more_due = len(claims) == free
-        if self._more_due:
+        # Rows came back: claim again at once (a claim takes at most a share per endpoint
+        # and tenant, so more may be due). An empty claim leads to the wait below.
+        self._more_due = bool(claims)
+        if claims:
             return
-        # Sends are under way; now find when the next delivery falls due (not sooner
-        # than 10 ms after an empty claim: another worker holds it).
+        # Nothing claimed: sleep until the next delivery of an endpoint and a tenant with
+        # room falls due (not sooner than 10 ms: another worker may hold it), a publish,
+        # or a recorded batch that gives an endpoint or a tenant its room back.
         pause_for = self._sleep_for(await self.claims.next_due(self.slots))
-        await pause(self._wake, pause_for if claims else max(pause_for, 0.01), stop)
+        await pause(self._wake, max(pause_for, 0.01), stop)
 
     async def _stopper(self, stop: asyncio.Event) -> None:
         await stop.wait()
