@@ -13,7 +13,9 @@ its own process):
   deliveries, from the moment they are told to go to the last success recorded;
 - commit-to-receiver latency p50/p99 with one worker while events are published at
   half of the one-worker rate (small transactions every 10 ms);
-- the peak RSS of each worker process.
+- the peak RSS of each worker process, and the CPU time per delivery of the bare loop
+  and of a worker process (what the machine's load does not change much; the database
+  server's CPU is not in it).
 
 Targets: one worker >= 0.40 of bare on PostgreSQL (>= 0.25 on SQLite), two workers
 >= 1.6 x one where cores allow, p99 <= 50 ms at half load, RSS <= 150 MB per worker.
@@ -127,8 +129,9 @@ async def pending(runtime: Runtime) -> int:
 
 async def throughput(
     runtime: Runtime, tenant_id: str, url: str, workers: int, count: int
-) -> tuple[float, list[float]]:
-    """Deliveries/s of `workers` worker processes working off a backlog of `count`."""
+) -> tuple[float, list[float], float]:
+    """Deliveries/s of `workers` worker processes working off a backlog of `count`, their
+    peak RSS (MB) and their CPU time per delivery (µs, all workers together)."""
     for start in range(0, count, 500):
         await publish_batch(runtime, tenant_id, min(500, count - start), f"tp{workers}-{start}-")
     with worker_processes(url, workers) as running:
@@ -138,7 +141,8 @@ async def throughput(
             await asyncio.sleep(0.05)
         elapsed = time.perf_counter() - started
     rss = [r["rss_mb"] for r in running.results]
-    return count / elapsed, rss
+    cpu = sum(r["cpu_s"] for r in running.results) / count * 1e6
+    return count / elapsed, rss, cpu
 
 
 async def latency(
@@ -170,11 +174,12 @@ async def run(kind: str, events: int, seconds: float, two: bool) -> dict[str, fl
     async with database(kind) as url, receiver() as receiver_url:
         runtime, tenant_id, secret = await setup(url, receiver_url)
         try:
-            bare = await bare_loop(receiver_url, secret, tenant_id, events, CONCURRENCY)
-            one, rss_one = await throughput(runtime, tenant_id, url, 1, events)
+            bare, bare_cpu = await bare_loop(receiver_url, secret, tenant_id, events, CONCURRENCY)
+            one, rss_one, cpu = await throughput(runtime, tenant_id, url, 1, events)
             result = {"bare": bare, "one": one, "ratio": one / bare, "rss": max(rss_one)}
+            result.update(bare_cpu=bare_cpu, cpu=cpu)
             if two:
-                both, rss_two = await throughput(runtime, tenant_id, url, 2, events)
+                both, rss_two, _cpu = await throughput(runtime, tenant_id, url, 2, events)
                 result.update(two=both, scale=both / one, rss=max(rss_one + rss_two))
             lat = await latency(runtime, tenant_id, url, receiver_url, one / 2, seconds)
             result.update(p50=percentile(lat, 0.5), p99=percentile(lat, 0.99), samples=len(lat))
@@ -193,6 +198,12 @@ def report(results: dict[str, dict[str, float]]) -> None:
         print(
             f"{kind:<11} {r['bare']:>7.0f} {r['one']:>10.0f} {r['ratio']:>6.2f} {two} "
             f"{r['p50']:>7.1f} {r['p99']:>7.1f} {r['rss']:>7.0f}"
+        )
+    print("CPU per delivery (this process's share of the work, not the database server's):")
+    for kind, r in results.items():
+        print(
+            f"  {kind}: bare loop {r['bare_cpu']:.0f} µs, worker {r['cpu']:.0f} µs "
+            f"(bare / worker = {r['bare_cpu'] / r['cpu']:.2f})"
         )
     for kind, r in results.items():
         floor = 0.40 if kind == "postgresql" else 0.25

@@ -103,9 +103,12 @@ async def arrivals(url: str, *, clear: bool = False) -> dict[str, float]:
 
 
 # --- the bare loop: what one Python process can post at all ---------------------------
-async def bare_loop(url: str, secret: str, tenant_id: str, count: int, concurrency: int) -> float:
-    """Deliveries/s of a plain aiohttp loop: same bodies, same signing; `concurrency`
-    requests at once (an endpoint's share of a worker's slots)."""
+async def bare_loop(
+    url: str, secret: str, tenant_id: str, count: int, concurrency: int
+) -> tuple[float, float]:
+    """Deliveries/s of a plain aiohttp loop (same bodies, same signing; `concurrency`
+    requests at once: an endpoint's share of a worker's slots), and its CPU time per
+    delivery in µs."""
     queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
     for n in range(count):
         event_id = f"evt_bare{n:08d}"
@@ -136,9 +139,10 @@ async def bare_loop(url: str, secret: str, tenant_id: str, count: int, concurren
                 async with session.post(url + "/hooks", data=body, headers=headers) as response:
                     await response.read()
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(runner() for _ in range(concurrency)))
-        return count / (time.perf_counter() - started)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        return count / elapsed, cpu / count * 1e6
 
 
 # --- delivery workers: `gatehouse worker`'s webhook loop, one process each -------------
@@ -165,12 +169,14 @@ def _worker_main(
         await asyncio.to_thread(go.wait)
         halt = asyncio.Event()
         worker = DeliveryWorker(runtime)
+        cpu = time.process_time()
         task = asyncio.create_task(worker.run(halt))
         await asyncio.to_thread(stop.wait)
         halt.set()
         await task
+        cpu = time.process_time() - cpu
         await runtime.close()
-        out.put({"succeeded": worker.stats.succeeded, "rss_mb": _peak_rss_mb()})
+        out.put({"succeeded": worker.stats.succeeded, "rss_mb": _peak_rss_mb(), "cpu_s": cpu})
 
     asyncio.run(main())  # the event loop `gatehouse worker` runs
 
