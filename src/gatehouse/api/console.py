@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
 from gatehouse.consoles import service as consoles
-from gatehouse.web.body import body_schema, parse_body
+from gatehouse.web.body import parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import AnyTenantKey, ManageWebhooks, RuntimeDep
 from gatehouse.web.responses import json_response, respond
@@ -23,15 +23,12 @@ class ConsoleSessionBody(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-@router.post(
-    "/v1/console-sessions",
-    tags=["console"],
-    openapi_extra=body_schema(ConsoleSessionBody, required=False),
-)
+@router.post("/v1/console-sessions", tags=["console"])
 async def create_console_session(
     request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
-    """201 `{url, expiresAt}`: a single-use console link, valid 10 minutes."""
+    """201 `{url, expiresAt}`: a single-use console link, valid 10 minutes. The body, when
+    sent, is an empty JSON object (like a secret rotation's, it is not described)."""
     await parse_body(request, ConsoleSessionBody)
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)

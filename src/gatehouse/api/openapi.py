@@ -360,7 +360,6 @@ OPERATIONS: OperationTable = {
         access=WEBHOOKS,
         description="The console session the link opens acts as this API key: its tenant, its "
         "scopes, ended when the key is revoked (docs/console.md).",
-        example={},
         answer_example={
             "url": "https://onboarding.example.com/console/start/Xq3…",
             "expiresAt": "2026-11-22T10:10:00.000Z",
