@@ -20,7 +20,8 @@ from gatehouse.webhooks.catalogue import catalogue
 
 router = APIRouter(include_in_schema=False)
 
-APPLICATION_PARAMETERS = frozenset({"status", "cursor", "limit"})
+# Applications a page unless the query says otherwise (each page stays under 30 KB).
+APPLICATIONS_PAGE = 15
 
 
 @router.get("/console/events")
@@ -58,6 +59,8 @@ async def applications_page(request: Request) -> Response:
         return live
     runtime = runtime_of(request)
     params = [(k, v) for k, v in request.query_params.multi_items() if v != ""]
+    if not any(k == "limit" for k, _ in params):
+        params.append(("limit", str(APPLICATIONS_PAGE)))
     status = dict(params).get("status")
     result: dict[str, Any] = {"data": [], "nextCursor": None}
     problem, status_code = None, 200

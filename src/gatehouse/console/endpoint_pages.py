@@ -25,6 +25,7 @@ from gatehouse.webhooks import service as endpoints
 from gatehouse.webhooks.health import endpoint_health
 from gatehouse.webhooks.schemas import RotatedSecret, endpoint_view
 
+HISTORY_PAGE = 10
 NOTICES = {
     "updated": "Endpoint saved.",
     "disabled": "Endpoint disabled: it receives nothing until enabled again.",
@@ -104,8 +105,12 @@ async def render_list(
 
 
 def _history_params(request: Request) -> list[tuple[str, str]]:
-    """The page's query string as the delivery list reads it (an empty status is none)."""
-    return [(k, v) for k, v in request.query_params.multi_items() if v != "" and k != "done"]
+    """The page's query string as the delivery list reads it (an empty status is none), ten
+    deliveries a page unless it says otherwise (each page stays under 30 KB)."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if v != "" and k != "done"]
+    if not any(k == "limit" for k, _ in params):
+        params.append(("limit", str(HISTORY_PAGE)))
+    return params
 
 
 async def render_endpoint(
