@@ -232,3 +232,17 @@ async def test_the_continue_page_and_the_console_carry_a_csrf_token(
     assert "csrf_token" not in (await client.get(path)).text
     await client.post(path)
     assert csrf_of((await client.get("/console")).text)
+
+
+async def test_a_repeat_with_the_same_idempotency_key_answers_the_same_link(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    headers = {**tenant.headers, "Idempotency-Key": "console-1"}
+    first = await client.post("/v1/console-sessions", json={}, headers=headers)
+    again = await client.post("/v1/console-sessions", json={}, headers=headers)
+    assert first.status_code == again.status_code == 201
+    remember(first.json()["url"].rsplit("/", 1)[1])
+    assert again.json() == first.json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    async with runtime.db.read() as session:
+        assert len((await session.scalars(select(ConsoleLink))).all()) == 1
