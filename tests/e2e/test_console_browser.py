@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from gatehouse.accounts.service import revoke_api_key
+from gatehouse.accounts.service import create_api_key, revoke_api_key, set_tenant_status
 from gatehouse.audit.context import WriteContext
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
@@ -60,10 +60,9 @@ def stack(database_url: str) -> Iterator[Stack]:
         yield Stack(settings, str(settings.public_url), tenant, receiver)
 
 
-def mint(stack: Stack) -> str:
-    answer = httpx.post(
-        f"{stack.base}/v1/console-sessions", json={}, headers=stack.tenant.headers, timeout=10
-    )
+def mint(stack: Stack, tenant: TenantFixture | None = None) -> str:
+    headers = (tenant or stack.tenant).headers
+    answer = httpx.post(f"{stack.base}/v1/console-sessions", json={}, headers=headers, timeout=10)
     assert answer.status_code == 201, answer.text
     url: str = answer.json()["url"]
     remember(url.rsplit("/", 1)[1])
@@ -198,6 +197,29 @@ def test_the_console_end_to_end(stack: Stack) -> None:
         expect(page.get_by_role("heading", name="This console link cannot be used")).to_be_visible()
         check("used link")
 
+        outside(stack.settings, lambda runtime: suspend(runtime, stack.tenant.tenant_id, True))
+        page.goto(endpoint_page)
+        expect(page.get_by_text("this console is read-only")).to_be_visible()
+        expect(page.get_by_role("button", name="Enable")).to_have_count(0)
+        check("endpoint, read-only")
+        outside(stack.settings, lambda runtime: suspend(runtime, stack.tenant.tenant_id, False))
+
+        # A key without applications:read: the applications page is refused.
+        narrow = outside(stack.settings, lambda runtime: webhooks_only_key(runtime, stack))
+        other = browser.new_context(viewport=DESKTOP, bypass_csp=True).new_page()
+        other.on("response", weigher.saw)
+        other.goto(mint(stack, narrow))
+        other.get_by_role("button", name="Continue").click()
+        expect(other.get_by_role("link", name="Applications", exact=True)).to_have_count(0)
+        other.goto(f"{stack.base}/console/applications")
+        expect(other.get_by_role("heading", name="Not allowed")).to_be_visible()
+        page, kept = other, page
+        check("forbidden")
+        page.get_by_role("button", name="Sign out").click()
+        expect(page.get_by_role("heading", name="Signed out")).to_be_visible()
+        check("signed out")
+        page = kept
+
         outside(stack.settings, lambda runtime: revoke(runtime, stack.tenant.key_id))
         page.goto(f"{stack.base}/console")
         expect(page.get_by_role("heading", name="Your console session has ended")).to_be_visible()
@@ -216,6 +238,17 @@ def outside(settings: Settings, work: Callable[[Runtime], Awaitable[T]]) -> T:
     event loop running in this one."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(with_runtime, settings, work).result()
+
+
+async def suspend(runtime: Runtime, tenant_id: str, suspended: bool) -> None:
+    ctx = WriteContext.system("test", runtime.now())
+    await set_tenant_status(runtime, ctx, tenant_id, "suspended" if suspended else "active")
+
+
+async def webhooks_only_key(runtime: Runtime, stack: Stack) -> TenantFixture:
+    key = await create_api_key(runtime, stack.tenant.tenant_id, "console", ["webhooks:manage"])
+    remember(str(key["apiKey"]))
+    return TenantFixture(stack.tenant.tenant_id, str(key["apiKey"]), str(key["keyId"]))
 
 
 async def revoke(runtime: Runtime, key_id: str) -> None:

@@ -21,6 +21,7 @@ from gatehouse.console.endpoint_pages import (
 )
 from gatehouse.console.session_http import not_found_page, require_session, session_and_form
 from gatehouse.consoles.service import LiveConsole, keep_secret_for_next_page
+from gatehouse.domain.principals import SCOPE_WEBHOOKS
 from gatehouse.errors import GatehouseError
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
@@ -32,7 +33,7 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/console")
 async def endpoints_page(request: Request) -> Response:
-    live = await require_session(request)
+    live = await require_session(request, SCOPE_WEBHOOKS)
     if isinstance(live, Response):
         return live
     return await render_list(request, live)
@@ -76,7 +77,7 @@ async def create(request: Request) -> Response:
 
 @router.get("/console/webhooks/{endpoint_id}")
 async def endpoint_page(request: Request, endpoint_id: str) -> Response:
-    live = await require_session(request)
+    live = await require_session(request, SCOPE_WEBHOOKS)
     if isinstance(live, Response):
         return live
     return await render_endpoint(request, live, endpoint_id)

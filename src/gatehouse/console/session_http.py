@@ -18,7 +18,7 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse.consoles.service import IDLE_TIMEOUT, SESSION_LIFETIME, LiveConsole, find_session
-from gatehouse.domain.principals import SCOPE_READ
+from gatehouse.domain.principals import SCOPE_READ, SCOPE_WEBHOOKS
 from gatehouse.web import browser
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
@@ -132,8 +132,9 @@ async def checked_form(
 async def session_and_form(
     request: Request, *, writes: bool = True
 ) -> tuple[LiveConsole, FormData] | Response:
-    """Both checks of a console post, in order: the session, then the form."""
-    live = await require_session(request)
+    """Both checks of a console post, in order: the session (a change needs webhooks:manage),
+    then the form."""
+    live = await require_session(request, SCOPE_WEBHOOKS if writes else None)
     if isinstance(live, Response):
         return live
     form = await checked_form(request, live, writes=writes)
