@@ -1,6 +1,6 @@
 """tenant console: single-use console links, console sessions, delivery latency
 
-Revision ID: 0014
+Revision ID: 0012
 Revises: 0011
 Create Date: 2026-11-26 18:00:00
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0014"
+revision: str = "0012"
 down_revision: str | Sequence[str] | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
