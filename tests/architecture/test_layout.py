@@ -44,6 +44,7 @@ BANDS: dict[int, set[str]] = {
         "info_requests",
         "intakes",
         "members",
+        "realignment",
         "sandbox",
         "verification",
         "webhooks",

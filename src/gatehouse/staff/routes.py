@@ -10,6 +10,7 @@ from gatehouse.staff.cases import router as cases_router
 from gatehouse.staff.documents import router as documents_router
 from gatehouse.staff.identity import router as identity_router
 from gatehouse.staff.intakes import router as intakes_router
+from gatehouse.staff.realignment import router as realignment_router
 from gatehouse.staff.verification import router as verification_router
 from gatehouse.staff.webhooks import router as webhooks_router
 
@@ -20,6 +21,7 @@ for sub in (
     identity_router,
     intakes_router,
     cases_router,
+    realignment_router,
     documents_router,
     webhooks_router,
     verification_router,
