@@ -43,6 +43,7 @@ PUBLISHED = frozenset(
         "getApplication",
         "getChecklist",
         "getDocumentContent",
+        "getInsights",
         "getPortalMe",
         "getStaffApplication",
         "getTenant",

@@ -42,6 +42,7 @@ BANDS: dict[int, set[str]] = {
         "documents",
         "erasure",
         "info_requests",
+        "insights",
         "intakes",
         "members",
         "realignment",
