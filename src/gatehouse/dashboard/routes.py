@@ -9,6 +9,7 @@ from gatehouse.dashboard.account_routes import router as account_router
 from gatehouse.dashboard.auth_routes import router as auth_router
 from gatehouse.dashboard.case_actions import router as case_actions_router
 from gatehouse.dashboard.document_routes import router as document_router
+from gatehouse.dashboard.insights_routes import router as insights_router
 from gatehouse.dashboard.invite_routes import router as invite_router
 from gatehouse.dashboard.queue_routes import router as queue_router
 from gatehouse.dashboard.realignment_routes import router as realignment_router
@@ -33,6 +34,7 @@ router.include_router(document_router)
 router.include_router(tenants_router)
 router.include_router(webhooks_router)
 router.include_router(verification_router)
+router.include_router(insights_router)
 
 
 @router.get("/static/{name:path}")
