@@ -108,6 +108,8 @@ def _shape_statements(sqlite: bool, tenant_id: str, staff: list[str]) -> list[st
         "created_at, expires_at) SELECT 'pss_' || a.id, a.id, a.owner_uid, 'h' || a.id, 'c', "
         "a.created_at, a.created_at FROM applications a JOIN ranked USING (id) "
         "WHERE n % 4 <> 3",
+        "UPDATE applications SET signed_in_at = created_at "
+        "WHERE id IN (SELECT id FROM ranked WHERE n % 4 <> 3)",
         history.format(
             prefix="dp_", action="approve", frm="pending", to="pending_approval", role="analyst",
             who=chooser(analysts).replace("n %", "ranked.n %"), at=before, status="active",

@@ -15,14 +15,25 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import BigInteger, Integer, and_, case, cast, exists, func, literal, not_, select
+from sqlalchemy import (
+    BigInteger,
+    Integer,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    not_,
+    select,
+    text,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from gatehouse.domain.sandbox import SANDBOX
 from gatehouse.domain.status import ACTIVE, REJECTED, HistoryAction
 from gatehouse.insights.rules import AGE_BUCKETS, DURATION_BUCKETS, PERCENTILES, Filters
-from gatehouse.storage.tables.applications import Application, Decision, PortalSession
+from gatehouse.storage.tables.applications import Application, Decision
 from gatehouse.storage.tables.core import StaffMember, Tenant
 
 DECIDED = (ACTIVE, REJECTED)
@@ -51,6 +62,25 @@ def _scope(filters: Filters) -> list[ColumnElement[bool]]:
     return where
 
 
+def _applications_of(filters: Filters) -> ColumnElement[bool]:
+    """The history entries of the applications the tenant and intake filters select, without
+    joining the applications when only the sandbox tenants are to be left out (few rows)."""
+    if filters.tenant_id is None and filters.label_id is None:
+        sandbox = select(Tenant.id).where(Tenant.environment == SANDBOX)
+        played = select(Application.id).where(Application.tenant_id.in_(sandbox.scalar_subquery()))
+        return Decision.application_id.not_in(played.scalar_subquery())
+    chosen = select(Application.id).where(*_scope(filters))
+    return Decision.application_id.in_(chosen.scalar_subquery())
+
+
+async def plain_plans(session: AsyncSession) -> None:
+    """On PostgreSQL, no just-in-time compilation for the rest of this read transaction: the
+    aggregates over 100,000 rows cross its cost threshold, and compiling them takes longer
+    than it saves (bench/RESULTS.md "Insights")."""
+    if session.get_bind().dialect.name == "postgresql":
+        await session.execute(text("SET LOCAL jit = off"))
+
+
 def _created_in(filters: Filters) -> list[ColumnElement[bool]]:
     return [
         Application.created_at >= filters.start,
@@ -71,12 +101,11 @@ class Funnel:
 
 async def funnel(session: AsyncSession, filters: Filters) -> Funnel:
     """Applications created in the period, and how far each got."""
-    signed_in = exists().where(PortalSession.application_id == Application.id)
     row = (
         await session.execute(
             select(
                 func.count(),
-                _count_if(signed_in),
+                _count_if(Application.signed_in_at.is_not(None)),
                 _count_if(Application.submitted_at.is_not(None)),
                 _count_if(Application.status.in_(DECIDED)),
                 _count_if(Application.status == ACTIVE),
@@ -181,13 +210,12 @@ async def decisions_by_staff(session: AsyncSession, filters: Filters) -> list[St
     rows = (
         await session.execute(
             select(Decision.by_staff_id, *counted)
-            .join(Application, Application.id == Decision.application_id)
             .where(
                 Decision.at >= filters.start,
                 Decision.at < filters.end,
                 Decision.action.in_(list(STAFF_ACTIONS.values())),
                 Decision.by_staff_id.is_not(None),
-                *_scope(filters),
+                _applications_of(filters),
             )
             .group_by(Decision.by_staff_id)
         )

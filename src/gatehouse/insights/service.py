@@ -18,6 +18,7 @@ async def compute_insights(session: AsyncSession, filters: Filters, now: datetim
     # has a hit or a risk level, and both read zero.
     screening: ScreeningFigures = {"hits": 0, "match": 0, "noMatch": 0}
     risk: RiskFigures = {"low": 0, "medium": 0, "high": 0}
+    await queries.plain_plans(session)
     return Insights(
         filters=filters,
         funnel=await queries.funnel(session, filters),

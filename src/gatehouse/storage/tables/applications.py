@@ -127,6 +127,9 @@ class Application(Base):
     # member the case is assigned to: staff-only (docs/workstation.md).
     status_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=_created_time)
     assigned_to: Mapped[str | None] = mapped_column(String(40))
+    # When a member first opened the portal through a sign-in link: the insights' funnel
+    # counts it without reading the portal sessions (docs/insights.md "Speed").
+    signed_in_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Member(Base):

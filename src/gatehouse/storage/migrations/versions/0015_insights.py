@@ -1,0 +1,45 @@
+"""the insights: when each application was first signed in to, and two indexes
+
+Revision ID: 0015
+Revises: 0011
+Create Date: 2026-11-26 18:00:00
+
+`GET /staff/v1/insights` (docs/insights.md "Speed") counts the applications created in a
+period whose portal was opened, a tenant's applications created in a period, and the
+decision-history entries made in a period. `applications.signed_in_at` (set at the first
+portal sign-in, filled here from the portal sessions already recorded) lets the funnel read one
+table; (tenant_id, created_at) and (at) are plain B-tree indexes, the same on SQLite and
+PostgreSQL.
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0015"
+down_revision: str | Sequence[str] | None = "0011"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.add_column(
+        "applications", sa.Column("signed_in_at", sa.DateTime(timezone=True), nullable=True)
+    )
+    op.execute(
+        "UPDATE applications SET signed_in_at = (SELECT min(p.created_at) FROM portal_sessions p "
+        "WHERE p.application_id = applications.id) "
+        "WHERE EXISTS (SELECT 1 FROM portal_sessions p WHERE p.application_id = applications.id)"
+    )
+    op.create_index(
+        "ix_applications_insights_created", "applications", ["tenant_id", "created_at", "id"]
+    )
+    op.create_index("ix_decisions_insights_at", "decisions", ["at", "id"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_decisions_insights_at", table_name="decisions")
+    op.drop_index("ix_applications_insights_created", table_name="applications")
+    with op.batch_alter_table("applications") as batch:
+        batch.drop_column("signed_in_at")
