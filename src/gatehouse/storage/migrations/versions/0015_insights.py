@@ -8,10 +8,10 @@ Create Date: 2026-11-26 18:00:00
 period whose portal was opened, a tenant's applications created in a period, and the
 decision-history entries made in a period. `applications.signed_in_at` (set at the first
 portal sign-in, filled here from the portal sessions already recorded) lets the funnel read one
-table. Three indexes, the same on SQLite and PostgreSQL: the applications by creation with
-every column the funnel and the time to decision read (so both are index-only scans), the open
-applications by tenant and creation (partial), and the history by time with the columns the
-decisions by staff member read.
+table. Four indexes, the same on SQLite and PostgreSQL: the applications by creation with
+every column the funnel reads (an index-only scan), the open applications by tenant and
+creation and the decided ones with what the time to decision reads (both partial), and the
+history by time with the columns the decisions by staff member read.
 """
 
 from collections.abc import Sequence
@@ -30,6 +30,7 @@ INSIGHTS_COLUMNS = (
     "status_changed_at",
 )
 OPEN_PREDICATE = "status NOT IN ('active', 'rejected') AND erased_at IS NULL"
+DECIDED_PREDICATE = "status IN ('active', 'rejected')"
 
 revision: str = "0015"
 down_revision: str | Sequence[str] | None = "0011"
@@ -55,12 +56,20 @@ def upgrade() -> None:
         sqlite_where=sa.text(OPEN_PREDICATE),
     )
     op.create_index(
+        "ix_applications_insights_decided",
+        "applications",
+        ["created_at", "tenant_id", "label_id", "status_changed_at"],
+        postgresql_where=sa.text(DECIDED_PREDICATE),
+        sqlite_where=sa.text(DECIDED_PREDICATE),
+    )
+    op.create_index(
         "ix_decisions_insights_at", "decisions", ["at", "action", "by_staff_id", "application_id"]
     )
 
 
 def downgrade() -> None:
     op.drop_index("ix_decisions_insights_at", table_name="decisions")
+    op.drop_index("ix_applications_insights_decided", table_name="applications")
     op.drop_index("ix_applications_insights_open", table_name="applications")
     op.drop_index("ix_applications_insights_created", table_name="applications")
     with op.batch_alter_table("applications") as batch:
