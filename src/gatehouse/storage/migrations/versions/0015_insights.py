@@ -1,7 +1,7 @@
 """the insights: when each application was first signed in to, and two indexes
 
 Revision ID: 0015
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26 18:00:00
 
 `GET /staff/v1/insights` (docs/insights.md "Speed") counts the applications created in a
@@ -33,7 +33,7 @@ OPEN_PREDICATE = "status NOT IN ('active', 'rejected') AND erased_at IS NULL"
 DECIDED_PREDICATE = "status IN ('active', 'rejected')"
 
 revision: str = "0015"
-down_revision: str | Sequence[str] | None = "0011"
+down_revision: str | Sequence[str] | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
