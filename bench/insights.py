@@ -67,9 +67,7 @@ SANDBOX_APPLICATIONS = 2_000
 def _shape_statements(sqlite: bool, tenant_id: str, staff: list[str]) -> list[str]:
     """SQL giving the seeded applications the shapes the insights count, by their rank n."""
     if sqlite:
-        created = (
-            "datetime('now', '-' || (n % 365) || ' days', '-' || (n % 1440) || ' minutes')"
-        )
+        created = "datetime('now', '-' || (n % 365) || ' days', '-' || (n % 1440) || ' minutes')"
         changed = "datetime(created_at, '+' || (n % 97) || ' hours')"
         submitted = "datetime(created_at, '+2 hours')"
         before = "datetime(a.status_changed_at, '-1 hours')"
