@@ -1,4 +1,4 @@
-"""Migration 0015 (docs/insights.md "Speed"): `applications.signed_in_at` is filled from the
+"""Migration 0013 (docs/insights.md "Speed"): `applications.signed_in_at` is filled from the
 portal sessions recorded before it, the first one's time; an application never signed in to
 stays empty. SQLite by default, PostgreSQL with GATEHOUSE_TEST_DATABASE_URL."""
 
@@ -33,13 +33,13 @@ SETUP = (
 )
 
 
-def test_0015_fills_the_first_sign_in(empty_database_url: str) -> None:  # noqa: F811
+def test_0013_fills_the_first_sign_in(empty_database_url: str) -> None:  # noqa: F811
     config = alembic_config(empty_database_url)
     command.upgrade(config, "0011")
     for statement in SETUP:
         execute(empty_database_url, statement)
 
-    command.upgrade(config, "0015")
+    command.upgrade(config, "0013")
 
     found = dict(rows(empty_database_url, "SELECT id, signed_in_at FROM applications ORDER BY id"))
     assert found["app_never"] is None

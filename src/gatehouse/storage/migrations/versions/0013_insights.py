@@ -1,6 +1,6 @@
 """the insights: when each application was first signed in to, and two indexes
 
-Revision ID: 0015
+Revision ID: 0013
 Revises: 0012
 Create Date: 2026-11-26 18:00:00
 
@@ -32,7 +32,7 @@ INSIGHTS_COLUMNS = (
 OPEN_PREDICATE = "status NOT IN ('active', 'rejected') AND erased_at IS NULL"
 DECIDED_PREDICATE = "status IN ('active', 'rejected')"
 
-revision: str = "0015"
+revision: str = "0013"
 down_revision: str | Sequence[str] | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
