@@ -1,5 +1,6 @@
 // Builds the two outputs of the package: dist/esm (ES modules) and dist/cjs (CommonJS),
-// each with its declaration files, from the one source tree in src/.
+// each with its declaration files, from the one source tree in src/; then the examples
+// (build/examples) against the built package, which type-checks them.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -9,7 +10,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 
 rmSync(join(root, "dist"), { recursive: true, force: true });
-for (const project of ["tsconfig.json", "tsconfig.cjs.json"]) {
+rmSync(join(root, "build"), { recursive: true, force: true });
+// The examples (build/examples, not published) compile against the built package.
+for (const project of ["tsconfig.json", "tsconfig.cjs.json", "tsconfig.examples.json"]) {
   execFileSync(process.execPath, [tsc, "-p", join(root, project)], { stdio: "inherit" });
 }
 // dist/cjs is CommonJS although the package says "type": "module".

@@ -89,7 +89,7 @@ export class Gatehouse {
   }
 
   /** Provision an application (§5.1): `created` tells 201 from a repeat that found it. */
-  createApplication(params: ProvisionParams, options?: WriteOptions): Promise<Created<Application>> {
+  async createApplication(params: ProvisionParams, options?: WriteOptions): Promise<Created<Application>> {
     return this.#transport.send(calls.createApplication(params, options), options);
   }
 
@@ -97,12 +97,12 @@ export class Gatehouse {
    * Provision and mint a sign-in link (§5.2). Never repeated after an ambiguous failure: it
    * throws AmbiguousResult with the key it used. Never log `loginUrl`.
    */
-  createLoginSession(params: LoginSessionParams, options?: WriteOptions): Promise<LoginSession> {
+  async createLoginSession(params: LoginSessionParams, options?: WriteOptions): Promise<LoginSession> {
     return this.#transport.send(calls.createLoginSession(params, options), options);
   }
 
   /** A fresh sign-in link for an existing application (§5.6); never repeated blindly. */
-  createApplicationLoginSession(
+  async createApplicationLoginSession(
     clientId: string,
     params: ApplicationLoginSessionParams = {},
     options?: WriteOptions,
@@ -111,12 +111,12 @@ export class Gatehouse {
   }
 
   /** Read one application (§5.3). */
-  getApplication(clientId: string, options?: RequestOptions): Promise<Application> {
+  async getApplication(clientId: string, options?: RequestOptions): Promise<Application> {
     return this.#transport.send(calls.getApplication(clientId), options);
   }
 
   /** Add portal access for one person (§5.7); safe to repeat. */
-  addMember(clientId: string, email: string, options?: WriteOptions): Promise<Created<Member>> {
+  async addMember(clientId: string, email: string, options?: WriteOptions): Promise<Created<Member>> {
     return this.#transport.send(calls.addMember(clientId, email, options), options);
   }
 
@@ -131,47 +131,47 @@ export class Gatehouse {
   }
 
   /** Lock applicant portal access (§5.9). */
-  lock(clientId: string, options?: WriteOptions): Promise<AccessState> {
+  async lock(clientId: string, options?: WriteOptions): Promise<AccessState> {
     return this.#transport.send(calls.setAccess(clientId, "lock", options), options);
   }
 
   /** Restore applicant portal access (§5.10). */
-  unlock(clientId: string, options?: WriteOptions): Promise<AccessState> {
+  async unlock(clientId: string, options?: WriteOptions): Promise<AccessState> {
     return this.#transport.send(calls.setAccess(clientId, "unlock", options), options);
   }
 
   /** Information requests, highest seq first (§5.4). */
-  listInfoRequests(clientId: string, options?: RequestOptions): Promise<InfoRequest[]> {
+  async listInfoRequests(clientId: string, options?: RequestOptions): Promise<InfoRequest[]> {
     return this.#transport.send(calls.listInfoRequests(clientId), options);
   }
 
   /** Usable intake labels in configured order (§5.5). */
-  listIntakes(options?: RequestOptions): Promise<Intake[]> {
+  async listIntakes(options?: RequestOptions): Promise<Intake[]> {
     return this.#transport.send(calls.listIntakes(), options);
   }
 
   /** Decision history, newest first (§5.12). */
-  listDecisions(clientId: string, options?: RequestOptions): Promise<Decision[]> {
+  async listDecisions(clientId: string, options?: RequestOptions): Promise<Decision[]> {
     return this.#transport.send(calls.listDecisions(clientId), options);
   }
 
   /** The evidence checklist (§5.13). */
-  getChecklist(clientId: string, options?: RequestOptions): Promise<ChecklistItem[]> {
+  async getChecklist(clientId: string, options?: RequestOptions): Promise<ChecklistItem[]> {
     return this.#transport.send(calls.getChecklist(clientId), options);
   }
 
   /** Document metadata (§5.14). */
-  listDocuments(clientId: string, options?: RequestOptions): Promise<Document[]> {
+  async listDocuments(clientId: string, options?: RequestOptions): Promise<Document[]> {
     return this.#transport.send(calls.listDocuments(clientId), options);
   }
 
   /** The event catalogue: each type with its description, schema and example (§5.17). */
-  listEventTypes(options?: RequestOptions): Promise<EventTypeInfo[]> {
+  async listEventTypes(options?: RequestOptions): Promise<EventTypeInfo[]> {
     return this.#transport.send(calls.listEventTypes(), options);
   }
 
   /** One page of the application list (§5.11); send the same filters with each `cursor`. */
-  listApplications(params: ListApplicationsParams = {}, options?: RequestOptions): Promise<ApplicationPage> {
+  async listApplications(params: ListApplicationsParams = {}, options?: RequestOptions): Promise<ApplicationPage> {
     return this.#transport.send(calls.listApplications(params), options);
   }
 
@@ -235,38 +235,38 @@ export class Webhooks {
   }
 
   /** Register an endpoint; the answer carries `secret`, once. */
-  create(params: CreateWebhookParams, options?: WriteOptions): Promise<CreatedWebhookEndpoint> {
+  async create(params: CreateWebhookParams, options?: WriteOptions): Promise<CreatedWebhookEndpoint> {
     return this.#transport.send(calls.createWebhook(params, options), options);
   }
-  list(options?: RequestOptions): Promise<WebhookEndpoint[]> {
+  async list(options?: RequestOptions): Promise<WebhookEndpoint[]> {
     return this.#transport.send(calls.listWebhooks(), options);
   }
-  get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+  async get(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
     return this.#transport.send(calls.getWebhook(id), options);
   }
   /** Only the given fields change. */
-  update(id: string, params: UpdateWebhookParams, options?: WriteOptions): Promise<WebhookEndpoint> {
+  async update(id: string, params: UpdateWebhookParams, options?: WriteOptions): Promise<WebhookEndpoint> {
     return this.#transport.send(calls.updateWebhook(id, params, options), options);
   }
   async delete(id: string, options?: WriteOptions): Promise<void> {
     await this.#transport.send(calls.deleteWebhook(id, options), options);
   }
-  enable(id: string, options?: WriteOptions): Promise<WebhookEndpoint> {
+  async enable(id: string, options?: WriteOptions): Promise<WebhookEndpoint> {
     return this.#transport.send(calls.setWebhookEnabled(id, true, options), options);
   }
-  disable(id: string, options?: WriteOptions): Promise<WebhookEndpoint> {
+  async disable(id: string, options?: WriteOptions): Promise<WebhookEndpoint> {
     return this.#transport.send(calls.setWebhookEnabled(id, false, options), options);
   }
   /** Rotate the signing secret (§4.9); never repeated blindly: AmbiguousResult. */
-  rotateSecret(id: string, options?: WriteOptions): Promise<RotatedSecret> {
+  async rotateSecret(id: string, options?: WriteOptions): Promise<RotatedSecret> {
     return this.#transport.send(calls.rotateWebhookSecret(id, options), options);
   }
   /** Send a `webhook.test` event; check `success` (§4.10). */
-  test(id: string, options?: WriteOptions): Promise<WebhookTestResult> {
+  async test(id: string, options?: WriteOptions): Promise<WebhookTestResult> {
     return this.#transport.send(calls.testWebhook(id, options), options);
   }
   /** One page of an endpoint's deliveries, newest first. */
-  listDeliveries(id: string, params: ListDeliveriesParams = {}, options?: RequestOptions): Promise<DeliveryPage> {
+  async listDeliveries(id: string, params: ListDeliveriesParams = {}, options?: RequestOptions): Promise<DeliveryPage> {
     return this.#transport.send(calls.listWebhookDeliveries(id, params), options);
   }
   /** Every delivery of an endpoint, following the cursor. */
@@ -299,7 +299,7 @@ export class Sandbox {
    * the real steps; a move the state does not allow is FailedPrecondition; any other tenant
    * gets NotFound.
    */
-  simulate(clientId: string, params: SimulateParams, options?: WriteOptions): Promise<Application> {
+  async simulate(clientId: string, params: SimulateParams, options?: WriteOptions): Promise<Application> {
     return this.#transport.send(calls.simulate(clientId, params, options), options);
   }
 }
@@ -312,7 +312,7 @@ export class ConsoleSessions {
   }
 
   /** A single-use console link, valid 10 minutes, for one of your own signed-in people. Never log `url`. */
-  create(options?: WriteOptions): Promise<ConsoleSession> {
+  async create(options?: WriteOptions): Promise<ConsoleSession> {
     return this.#transport.send(calls.createConsoleSession(options), options);
   }
 }
