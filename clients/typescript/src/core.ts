@@ -13,6 +13,7 @@ import {
 } from "./errors.js";
 import { DEFAULT_BACKOFF, decide, type Backoff, type Decision, type Safety } from "./retry.js";
 import { VERSION } from "./version.js";
+import { webcrypto } from "./webcrypto.js";
 
 export const USER_AGENT = `gatehouse-kyc-client/${VERSION} (typescript)`;
 
@@ -79,6 +80,13 @@ export interface Call<T> {
 
 const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
 
+/** Stands for "generate a key when the call is sent" (Web Crypto may need an import first). */
+export const AUTO_KEY = "\u0000generate";
+
+async function newKey(): Promise<string> {
+  return `gh-${(await webcrypto()).randomUUID().replace(/-/g, "")}`;
+}
+
 /** The key of one logical call: the caller's, or one generated now; null when turned off. */
 export function idempotencyKeyFor(options: WriteOptions | undefined): string | null {
   const key = options?.idempotencyKey;
@@ -86,7 +94,7 @@ export function idempotencyKeyFor(options: WriteOptions | undefined): string | n
     if (key !== undefined) throw new TypeError("idempotencyKey given with idempotent: false");
     return null;
   }
-  if (key === undefined) return `gh-${globalThis.crypto.randomUUID().replace(/-/g, "")}`;
+  if (key === undefined) return AUTO_KEY;
   if (!PRINTABLE.test(key)) {
     throw new TypeError("an Idempotency-Key is 1 to 255 printable ASCII characters");
   }
@@ -206,7 +214,9 @@ export class Transport {
   }
 
   /** Run one call to its outcome: its parsed answer, or a typed error. */
-  async send<T>(call: Call<T>, options: RequestOptions = {}): Promise<T> {
+  async send<T>(given: Call<T>, options: RequestOptions = {}): Promise<T> {
+    // One key per call, generated once here and reused by every retry.
+    const call = given.idempotencyKey === AUTO_KEY ? { ...given, idempotencyKey: await newKey() } : given;
     for (let retries = 0; ; retries += 1) {
       const outcome = await this.#attempt(call, options, retries);
       if (outcome.ok) return outcome.value;

@@ -16,6 +16,7 @@
  * pair compared in constant time), the body's `id` (and `type`) equal to the headers, and its
  * `tenantId` one of the expected tenants.
  */
+import { webcrypto } from "../webcrypto.js";
 import { parseEvent, type WebhookEvent } from "./events.js";
 
 export const DEFAULT_TOLERANCE = 300;
@@ -83,19 +84,8 @@ function header(headers: HeaderSource, name: string): string | null {
   return null;
 }
 
-type Subtle = typeof globalThis.crypto.subtle;
-
-async function subtle(): Promise<Subtle> {
-  if (globalThis.crypto?.subtle) return globalThis.crypto.subtle;
-  // Node 18 without the global: its own Web Crypto (the specifier is a variable so bundlers
-  // for other runtimes leave it alone).
-  const name = "node:crypto";
-  const module = (await import(name)) as { webcrypto: { subtle: Subtle } };
-  return module.webcrypto.subtle;
-}
-
 async function hmac(key: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
-  const s = await subtle();
+  const s = (await webcrypto()).subtle;
   const imported = await s.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return new Uint8Array(await s.sign("HMAC", imported, message));
 }
