@@ -195,7 +195,8 @@ export class Transport {
     };
     const fetchFn = options.fetch ?? globalThis.fetch;
     if (typeof fetchFn !== "function") throw new TypeError("no fetch in this runtime: pass options.fetch");
-    this.#fetch = fetchFn;
+    // Called as a plain function: some runtimes refuse a `fetch` called on another object.
+    this.#fetch = (input, init) => fetchFn(input, init);
     this.#headers = { ...(options.headers ?? {}) };
   }
 

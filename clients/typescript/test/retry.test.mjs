@@ -232,3 +232,22 @@ test("the client never shows its API key", () => {
   assert.equal(JSON.stringify(gh).includes(API_KEY), false);
   assert.equal(gh.baseUrl, "http://127.0.0.1:1");
 });
+
+test("a caller's fetch and extra headers are used for every attempt", async () => {
+  const server = await scripted([{ status: 503 }, { status: 200, body: APP }]);
+  servers.push(server);
+  const seen = [];
+  const gh = new Gatehouse({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    backoffBase: 1,
+    headers: { "X-Trace": "t-1" },
+    fetch: (input, init) => {
+      seen.push(init.method);
+      return fetch(input, init);
+    },
+  });
+  await gh.getApplication("app_1");
+  assert.deepEqual(seen, ["GET", "GET"]);
+  assert.deepEqual(server.requests.map((r) => r.headers["x-trace"]), ["t-1", "t-1"]);
+});
