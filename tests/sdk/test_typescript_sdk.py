@@ -2,8 +2,8 @@
 
 - its types (src/generated/openapi.ts) are what openapi-typescript generates from this app's
   /openapi.json, so a route or schema change without regenerating them fails here;
-- it builds (ESM, CommonJS and the examples, type-checked with `tsc`), and its unit tests pass
-  under `node --test`;
+- it builds (ESM, CommonJS and the examples, type-checked with `tsc`), its unit tests pass
+  under `node --test`, and its public types accept and refuse what test/types.check.ts says;
 - its live tests pass against a real `gatehouse serve` on a free port, with a staff token
   made by `gatehouse staff create` (they create their own tenant, key and receiver);
 - `npm pack` makes a package of the built code and its types only, which installs and loads
@@ -126,6 +126,11 @@ def test_unit_tests_pass(built: None) -> None:
     out = node("--test", *files)
     assert "# fail 0" in out
     assert "# pass" in out
+
+
+def test_public_types_hold(built: None) -> None:
+    """test/types.check.ts compiles, and each of its `@ts-expect-error` lines is an error."""
+    node("node_modules/typescript/bin/tsc", "-p", "tsconfig.typecheck.json")
 
 
 @pytest.fixture
