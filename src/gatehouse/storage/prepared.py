@@ -11,8 +11,10 @@ its SQL for each dialect, the types' bind and result processing) and runs the SQ
   in autocommit on a WAL database is its own snapshot and waits on no lock; in the rare
   cases where SQLite answers "busy" (recovery of the WAL index), the read is made again
   in a worker thread with the usual busy timeout;
-- on PostgreSQL, on a few asyncpg connections of its own (its statement cache prepares
-  each statement once per connection), in autocommit like every single-statement read.
+- on PostgreSQL, on the asyncpg connection of a connection from the database's one pool
+  (SQLAlchemy's, in autocommit like every single-statement read), reached through its
+  public `get_raw_connection()`; asyncpg's statement cache prepares each statement once
+  per connection.
 
 Rows come back as named tuples whose fields are the statement's column names, with the
 values SQLAlchemy would have given (its own result processors run on them), so callers
@@ -22,7 +24,6 @@ are accepted: their values need no connection-level set-up (no JSON codecs).
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import threading
 from collections import namedtuple
@@ -33,6 +34,7 @@ from typing import Any
 
 from sqlalchemy import Boolean, DateTime, Integer, String, Text
 from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql import Select
 from sqlalchemy.types import TypeDecorator
 
@@ -41,7 +43,6 @@ from gatehouse.storage.sqlite_reads import register_functions
 
 # A read that finds the database busy is made again in a thread, waiting this long at most.
 BUSY_TIMEOUT_MS = 30_000
-POSTGRES_POOL_SIZE = 8
 PLAIN_TYPES: tuple[type, ...] = (String, Text, Integer, Boolean, DateTime)
 
 Processor = Callable[[Any], Any]
@@ -258,70 +259,28 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
 
 
 class PostgresRunner:
-    """Runs compiled SELECTs on asyncpg connections of its own (a few per event loop).
+    """Runs compiled SELECTs on the asyncpg connections of SQLAlchemy's pool (autocommit).
 
-    A connection carries one statement at a time and is kept for the next; asyncpg's
-    statement cache prepares each statement once per connection. After an error the
-    server answered, a connection is kept (autocommit: nothing is left open); after any
-    other failure (a broken connection, a cancelled read) it is closed.
+    One pool owns every connection of the process: its size, its `max_connections` share
+    and its failover handling are SQLAlchemy's (storage/db.py). A failure is SQLAlchemy's
+    to handle as for any checkout: an error the server answered leaves the connection
+    usable, anything else invalidates it.
     """
 
-    def __init__(self, connect_args: Mapping[str, Any]) -> None:
-        self._connect_args = dict(connect_args)
-        self._idle: list[Any] = []
-        self._slots: asyncio.Semaphore | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _slots_of_this_loop(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._loop is not loop:
-            # Connections belong to the loop that opened them (tests run several loops).
-            for connection in self._idle:
-                connection.terminate()
-            self._idle, self._loop = [], loop
-            self._slots = asyncio.Semaphore(POSTGRES_POOL_SIZE)
-        return self._slots
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
 
     async def fetch(self, compiled: Compiled, values: list[Any]) -> list[Any]:
         import asyncpg
 
-        async with self._slots_of_this_loop():
-            if self._idle:
-                connection = self._idle.pop()
-            else:
-                connection = await asyncpg.connect(**self._connect_args)
+        async with self._engine.connect() as connection:
+            raw = await connection.get_raw_connection()
+            driver: Any = raw.driver_connection
             try:
-                rows: list[Any] = await connection.fetch(compiled.sql, *values)
+                rows: list[Any] = await driver.fetch(compiled.sql, *values)
             except asyncpg.PostgresError:
-                self._idle.append(connection)
                 raise
             except BaseException:
-                connection.terminate()
+                await connection.invalidate()
                 raise
-            self._idle.append(connection)
             return rows
-
-    async def close(self) -> None:
-        idle, self._idle = self._idle, []
-        same_loop = self._loop is asyncio.get_running_loop()
-        for connection in idle:
-            if same_loop:
-                await connection.close()
-            else:
-                connection.terminate()
-
-
-# Arguments the dialect takes for itself before it calls `asyncpg.connect`.
-_SQLALCHEMY_ONLY = (
-    "async_creator_fn",
-    "prepared_statement_cache_size",
-    "prepared_statement_name_func",
-)
-
-
-def postgres_connect_args(dialect: Dialect, url: str) -> dict[str, Any]:
-    """What SQLAlchemy's asyncpg dialect would hand `asyncpg.connect` for `url`."""
-    _, params = dialect.create_connect_args(make_url(url))
-    for name in _SQLALCHEMY_ONLY:
-        params.pop(name, None)
-    return dict(params)
