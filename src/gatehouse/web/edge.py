@@ -1,8 +1,7 @@
 """The outermost ASGI middleware: the first checks of docs/reference/tenant-api.md §4.1.
 
 It gives every response a `Service-Request-Id` (errors, OPTIONS and crashes
-included), applies the per-IP limit to `/v1` before anything else (and keeps
-the credentials epoch that the same Redis round trip read), answers
+included), applies the per-IP limit to `/v1` before anything else, answers
 OPTIONS with an empty 405, folds a trailing slash, refuses control characters
 in the path, the query string, the headers the service reads and form bodies
 (`web/text.py`), bounds the request body by surface before anything buffers it, copies the
@@ -31,7 +30,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gatehouse import metrics
 from gatehouse.domain.numbers import decimal_or_none
 from gatehouse.ids import new_id
-from gatehouse.limits.credentials import EPOCH_STATE
 from gatehouse.limits.ratelimit import ADDRESS_GATE, AddressGate
 from gatehouse.logs import REQUEST_ID
 from gatehouse.runtime import Runtime
@@ -153,7 +151,6 @@ class EdgeMiddleware:
                     gate = state[ADDRESS_GATE] = AddressGate(limits, address)
                 else:
                     check = await limits.hit_ip(address)
-                    state[EPOCH_STATE] = check.credentials_epoch  # EPOCH_NOT_READ
                     if not check.allowed:
                         await refuse_address(deliver, request_id)
                         return

@@ -3,6 +3,7 @@
 from gatehouse.storage.tables import (
     applications,
     core,
+    credentials,
     dashboard,
     documents_custody,
     staff_identity,
@@ -14,6 +15,7 @@ from gatehouse.storage.tables import (
 __all__ = [
     "applications",
     "core",
+    "credentials",
     "dashboard",
     "documents_custody",
     "staff_identity",
