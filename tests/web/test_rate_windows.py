@@ -70,7 +70,7 @@ async def limited(
         client = runtime.limits.redis.client
         assert await client.pexpire(key, 1000)
         deadline = time.monotonic() + 10
-        while await client.exists([key]):
+        while await client.exists(key):
             assert time.monotonic() < deadline, "Redis did not end the window"
             await asyncio.sleep(0.05)
 

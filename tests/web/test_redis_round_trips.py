@@ -17,9 +17,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
 
-import coredis
 import httpx
 import pytest
+from redis.asyncio import Redis
 
 from gatehouse.limits.credentials import credential_cache
 from gatehouse.limits.ratelimit import window_key
@@ -192,11 +192,11 @@ async def test_round_trips_per_request(
             assert relay.take() == ["EVALSHA"]
             # The refused requests spent nothing of the key's window.
             key_window = window_key("key", tenant.key_id, counted.settings.rate_limit_per_key)
-            plain = coredis.Redis.from_url(redis_url)
+            plain = Redis.from_url(redis_url)
             try:
                 used = int(await plain.get(key_window) or 0)
             finally:
-                plain.connection_pool.disconnect()
+                await plain.aclose()
             assert used == counted.settings.rate_limit_per_key - remaining[-1]
     finally:
         await counted.close()

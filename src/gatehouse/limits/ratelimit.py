@@ -22,13 +22,15 @@ per-key INCR, in one atomic script. In every other case (a cache miss, a wrong s
 request that never reaches authentication) the gate counts the per-IP window alone
 (`WINDOW_SCRIPT`) before the key lookup or, at the latest, before the edge sends the
 answer, which it replaces with the per-IP 429 when the window is full; the per-key window
-then takes a round trip of its own after a database lookup, as before. Scripts are sent
-over plain connections by `ScriptClient` (limits/redis_script.py), which loads them
-again when the server answers NOSCRIPT.
+then takes a round trip of its own after a database lookup, as before. Scripts run
+through redis-py's `register_script` (EVALSHA; EVAL again when the server answers
+NOSCRIPT) on the process's one client (limits/redis_client.py: one server, Sentinel or
+Cluster, by URL).
 
-Keys keep the names `limits` gave them (`LIMITS:key/<key id>/60/1/minute`), so
-windows carry over an upgrade. The keys of one script need not share a hash slot, so
-Redis Cluster is not supported.
+Keys follow the names `limits` gives (`LIMITS:{gatehouse}key/<key id>/60/1/minute`),
+with one hash tag, `{gatehouse}`, so that the two keys of `ADDRESS_AND_KEY_SCRIPT` share
+a slot on a Redis Cluster (every window then lives on one node of it: a window is a few
+bytes and one INCR).
 
 Without Redis the windows are dictionaries of this process, swept once a window, and
 the edge counts the per-IP window up front (a dictionary lookup).
@@ -44,7 +46,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from gatehouse.limits.redis_script import Script, ScriptClient
+from gatehouse.limits.redis_client import close_client, redis_client
 from gatehouse.settings import Settings
 
 log = logging.getLogger("gatehouse.ratelimit")
@@ -52,6 +54,8 @@ FAILURE_LOG_INTERVAL = 10.0
 WINDOW_SECONDS = 60
 WINDOW_NS = WINDOW_SECONDS * 1_000_000_000
 KEY_PREFIX = "LIMITS:"
+# One hash tag on every window: a script's keys share a slot on a Redis Cluster.
+HASH_TAG = "{gatehouse}"
 
 # KEYS[1]: the window. ARGV[1]: the window length in milliseconds.
 # Returns {count, remaining ms}. A window without expiry (a crash between INCR and
@@ -87,10 +91,6 @@ end
 local key_count, key_ttl = hit(KEYS[2])
 return {ip_count, ip_ttl, key_count, key_ttl}
 """
-
-
-_WINDOW = Script.of(WINDOW_SCRIPT)
-_ADDRESS_AND_KEY = Script.of(ADDRESS_AND_KEY_SCRIPT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +172,9 @@ ADDRESS_GATE = "address_gate"
 
 
 def window_key(namespace: str, identifier: str, limit: int) -> str:
-    """The Redis key of a one-minute window, named as the `limits` library names it."""
-    return f"{KEY_PREFIX}{namespace}/{identifier}/{limit}/1/minute"
+    """The Redis key of a one-minute window, named as the `limits` library names it, with
+    the hash tag after the prefix."""
+    return f"{KEY_PREFIX}{HASH_TAG}{namespace}/{identifier}/{limit}/1/minute"
 
 
 class MemoryWindows:
@@ -211,44 +212,31 @@ class RedisWindows:
     """Windows in Redis, one EVALSHA per hit (see the module docstring)."""
 
     def __init__(self, url: str) -> None:
-        import coredis
-
-        url = url.removeprefix("async+")
-        self.client: Any = coredis.Redis.from_url(url)
-        # The hits themselves go over plain connections (limits/redis_script.py); coredis
-        # keeps the rest (clearing windows, readiness) and URLs that client does not handle.
-        self._fast = ScriptClient(url) if ScriptClient.supports(url) else None
-        self._scripts: dict[Script, Any] = {}
+        self.client: Any = redis_client(url)
+        # redis-py's scripts: EVALSHA, and EVAL again when the server answers NOSCRIPT.
+        self._window = self.client.register_script(WINDOW_SCRIPT)
+        self._address_and_key = self.client.register_script(ADDRESS_AND_KEY_SCRIPT)
         self._window_ms = WINDOW_SECONDS * 1000
-
-    async def _run(self, script: Script, keys: list[str], args: list[int | str | bytes]) -> Any:
-        if self._fast is not None:
-            return await self._fast.run(script, keys, args)
-        registered = self._scripts.get(script)
-        if registered is None:
-            registered = self._scripts[script] = self.client.register_script(script.text)
-        return await registered(keys, args)
 
     async def hit(self, key: str) -> tuple[int, int]:
         """Count one hit of `key`: (count, remaining ms)."""
-        count, ttl_ms = await self._run(_WINDOW, [key], [self._window_ms])
+        count, ttl_ms = await self._window(keys=[key], args=[self._window_ms])
         return int(count), int(ttl_ms)
 
     async def hit_both(self, ip_key: str, ip_limit: int, key_key: str) -> tuple[int, int, int]:
         """`ADDRESS_AND_KEY_SCRIPT`: (ip count, key count, key ms left)."""
-        args: list[int | str | bytes] = [self._window_ms, ip_limit]
-        ip_count, _, key_count, key_ms = await self._run(_ADDRESS_AND_KEY, [ip_key, key_key], args)
+        ip_count, _, key_count, key_ms = await self._address_and_key(
+            keys=[ip_key, key_key], args=[self._window_ms, ip_limit]
+        )
         return int(ip_count), int(key_count), int(key_ms)
 
     async def clear(self) -> None:
         keys = [k async for k in self.client.scan_iter(match=KEY_PREFIX + "*")]
         if keys:
-            await self.client.delete(keys)
+            await self.client.delete(*keys)
 
     async def close(self) -> None:
-        if self._fast is not None:
-            await self._fast.close()
-        self.client.connection_pool.disconnect()
+        await close_client(self.client)
 
 
 class RateLimits:
