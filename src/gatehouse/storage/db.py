@@ -247,6 +247,8 @@ class Database:
     async def dispose(self) -> None:
         if isinstance(self._prepared, SqliteRunner):
             self._prepared.close()
+        else:
+            await self._prepared.close()
         await self.write_engine.dispose()
         if self.is_sqlite:
             await self.read_engine.dispose()

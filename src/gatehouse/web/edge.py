@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -31,7 +32,7 @@ from gatehouse.runtime import Runtime
 from gatehouse.web.client_address import client_address
 from gatehouse.web.edge_access import access_log, log_access
 from gatehouse.web.edge_answers import refuse_address, refuse_too_large, send_json
-from gatehouse.web.edge_checks import BODY_CHECKS, REQUEST_CHECKS, Answer
+from gatehouse.web.edge_checks import Answer, body_answer, first_answer
 from gatehouse.web.edge_exchange import BodyTooLarge, Exchange
 from gatehouse.web.errors import error_body
 
@@ -56,7 +57,14 @@ class EdgeMiddleware:
             return
         exchange = Exchange(scope, receive, send, self.runtime.settings)
         try:
-            answer = await self.admit(exchange)
+            path = exchange.path
+            answer = None
+            if path == "/v1" or path.startswith("/v1/"):
+                answer = await self.limit_address(exchange)
+            if answer is None:
+                answer = first_answer(exchange)
+            if answer is None and exchange.content_type:
+                answer = await body_answer(exchange)
             if answer is not None:
                 await answer.send(exchange, self.app)
             else:
@@ -76,25 +84,12 @@ class EdgeMiddleware:
             exchange.cancelled = True  # the server is stopping it: no more waiting on Redis
             raise
         finally:
-            await self.finish(exchange)
-
-    async def admit(self, exchange: Exchange) -> Answer | None:
-        """The per-IP limit, then each check in turn: the first answer, or None."""
-        path = exchange.path
-        if path == "/v1" or path.startswith("/v1/"):
-            answer = await self.limit_address(exchange)
-            if answer is not None:
-                return answer
-        for check in REQUEST_CHECKS:
-            answer = check(exchange)
-            if answer is not None:
-                return answer
-        if exchange.content_type:
-            for body_check in BODY_CHECKS:
-                answer = await body_check(exchange)
-                if answer is not None:
-                    return answer
-        return None
+            gate = exchange.gate
+            if gate is not None and gate.result is None and not exchange.cancelled:
+                # No answer went out (the client left first): the request still counts.
+                with contextlib.suppress(Exception):
+                    await gate.decide()
+            record(exchange)
 
     async def limit_address(self, exchange: Exchange) -> Answer | None:
         """Windows in memory: the per-IP window now. With Redis: a gate that counts it when
@@ -117,23 +112,19 @@ class EdgeMiddleware:
             # nothing was stored, so free the key for a retry.
             await state["idempotency_release"]()
 
-    async def finish(self, exchange: Exchange) -> None:
-        """Count a request that left unanswered, record metrics, write the access line."""
-        gate = exchange.gate
-        if gate is not None and gate.result is None and not exchange.cancelled:
-            # No answer went out (the client left first): the request still counts.
-            with contextlib.suppress(Exception):
-                await gate.decide()
-        seconds = exchange.seconds
-        scope, status = exchange.scope, exchange.status
-        # A request the per-IP limit refused is never routed, as far as the record goes.
-        template: str | None = (
-            None if exchange.address_refused else getattr(scope.get("route"), "path", None)
-        )
-        metrics.observe(scope["method"], template or "unmatched", status, seconds)
-        if access_log.isEnabledFor(logging.INFO):
-            log_access(scope["method"], template, exchange.path, status, seconds)
-        exchange.close()
+
+def record(exchange: Exchange) -> None:
+    """Metrics and the access line of a finished exchange; then it is closed."""
+    seconds = time.perf_counter() - exchange.started
+    scope, status = exchange.scope, exchange.status
+    # A request the per-IP limit refused is never routed, as far as the record goes.
+    template: str | None = (
+        None if exchange.address_refused else getattr(scope.get("route"), "path", None)
+    )
+    metrics.observe(scope["method"], template or "unmatched", status, seconds)
+    if access_log.isEnabledFor(logging.INFO):
+        log_access(scope["method"], template, exchange.path, status, seconds)
+    exchange.close()
 
 
 async def _release_idempotency(state: dict[str, Any]) -> None:

@@ -101,13 +101,15 @@ class UnreadBody(Answer):
             raise BodyTooLarge
 
 
+_OPTIONS = Empty(405)
+
 Check = Callable[[Exchange], Answer | None]
 BodyCheck = Callable[[Exchange], Awaitable[Answer | None]]
 
 
 def options_405(exchange: Exchange) -> Answer | None:
     """OPTIONS is answered 405 with an empty body, on every path."""
-    return Empty(405) if exchange.method == "OPTIONS" else None
+    return _OPTIONS if exchange.scope["method"] == "OPTIONS" else None
 
 
 def request_line(exchange: Exchange) -> Answer | None:
@@ -123,7 +125,9 @@ def request_line(exchange: Exchange) -> Answer | None:
 
 def content_length(exchange: Exchange) -> Answer | None:
     """A Content-Length that is a number of bytes (kept in `exchange.length`)."""
-    length = decimal_or_none(exchange.declared) if exchange.declared else 0
+    if not exchange.declared:
+        return None  # no body declared: `exchange.length` stays 0
+    length = decimal_or_none(exchange.declared)
     if length is None or length < 0:
         message = "Content-Length must be a number of bytes."
         return Refusal(400, message, "Content-Length", "not a length")
@@ -142,6 +146,15 @@ def declared_size(exchange: Exchange) -> Answer | None:
 
 
 REQUEST_CHECKS: tuple[Check, ...] = (options_405, request_line, content_length, declared_size)
+
+
+def first_answer(exchange: Exchange) -> Answer | None:
+    """The answer of the first of `REQUEST_CHECKS` that has one."""
+    for check in REQUEST_CHECKS:
+        answer = check(exchange)
+        if answer is not None:
+            return answer
+    return None
 
 
 async def form_body(exchange: Exchange) -> Answer | None:
@@ -175,3 +188,12 @@ async def page_json(exchange: Exchange) -> Answer | None:
 
 
 BODY_CHECKS: tuple[BodyCheck, ...] = (form_body, page_json)
+
+
+async def body_answer(exchange: Exchange) -> Answer | None:
+    """The answer of the first of `BODY_CHECKS` that has one."""
+    for check in BODY_CHECKS:
+        answer = await check(exchange)
+        if answer is not None:
+            return answer
+    return None

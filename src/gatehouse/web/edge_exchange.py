@@ -94,11 +94,6 @@ class Exchange:
         self.spools: list[SpooledTemporaryFile[bytes]] = []
         self.app_receive: Receive = self.bounded_receive
 
-    @property
-    def method(self) -> str:
-        method: str = self.scope["method"]
-        return method
-
     async def deliver(self, message: Message) -> None:
         """Send `message` of the answer, unless the per-IP 429 has replaced it."""
         if self.address_refused:
@@ -146,10 +141,6 @@ class Exchange:
         """For a route that must not read its body (declared over its bound)."""
         self.too_large = True
         raise BodyTooLarge
-
-    @property
-    def seconds(self) -> float:
-        return time.perf_counter() - self.started
 
     def close(self) -> None:
         """Close what the exchange holds (spooled bodies) and forget its request id."""
