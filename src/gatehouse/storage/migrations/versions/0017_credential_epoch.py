@@ -1,7 +1,7 @@
 """the credentials epoch: a row and triggers every writer of api_keys or tenants fires
 
 Revision ID: 0017
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26 18:00:00
 
 The API-key cache (limits/credentials.py) used to learn of credential changes from
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0017"
-down_revision: str | Sequence[str] | None = "0011"
+down_revision: str | Sequence[str] | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
