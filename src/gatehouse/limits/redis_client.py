@@ -1,6 +1,6 @@
 """The one Redis client of a process: redis-py's asyncio client, chosen by the URL.
 
-GATEHOUSE_REDIS_URL (docs/operations.md, "Redis") names one of three deployments:
+GATEHOUSE_REDIS_URL (docs/operations.md, "Scaling out") names one of three deployments:
 
 - `redis://[user:password@]host:port/db`, `rediss://…` (TLS) or `unix:///path?db=N`: one
   server, through a `BlockingConnectionPool` (at most `MAX_CONNECTIONS`, a caller waits
