@@ -5,6 +5,7 @@ client each URL form makes."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from urllib.parse import urlsplit, urlunsplit
 
@@ -12,6 +13,7 @@ import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from gatehouse.limits import redis_client as redis_client_module
 from gatehouse.limits.ratelimit import HASH_TAG, RedisWindows, window_key
 from gatehouse.limits.redis_client import redis_client
 
@@ -122,3 +124,22 @@ def test_the_url_chooses_the_deployment() -> None:
     assert pool.connection_kwargs["db"] == 2
     with pytest.raises(ValueError, match="service"):
         redis_client("redis+sentinel://10.0.0.1:26379")
+
+
+async def test_a_call_beyond_the_pool_fails_at_once(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No wait for a free connection: the limiter serves that request unlimited."""
+    monkeypatch.setattr(redis_client_module, "MAX_CONNECTIONS", 1)
+    windows = RedisWindows(redis_url)
+    ip_key, _ = _keys()
+    try:
+        outcomes = await asyncio.gather(
+            windows.hit(ip_key), windows.hit(ip_key), return_exceptions=True
+        )
+        assert sum(isinstance(o, tuple) for o in outcomes) == 1
+        assert any("Too many connections" in str(o) for o in outcomes)
+        assert (await windows.hit(ip_key))[0] == 2  # the connection is free again
+    finally:
+        await windows.client.delete(ip_key)
+        await windows.close()
