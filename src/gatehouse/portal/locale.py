@@ -22,6 +22,7 @@ from gatehouse.web.auth import runtime_of
 from gatehouse.web.browser import check_origin, set_session_cookie
 from gatehouse.web.i18n import LANGUAGES, Language, language_of, templates_for, translations
 from gatehouse.web.rendering import PAGE_HEADERS, see_other
+from gatehouse.web.text import read_form
 
 router = APIRouter(include_in_schema=False)
 
@@ -103,7 +104,7 @@ async def choose_language(request: Request) -> Response:
     """The picker: remember the language in a cookie and show the page again."""
     runtime = runtime_of(request)
     check_origin(request, runtime.settings)
-    form = await request.form(max_files=0, max_fields=5)
+    form = await read_form(request, max_files=0, max_fields=5)
     code = form.get("lang")
     back = form.get("next")
     if not back:
