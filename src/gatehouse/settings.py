@@ -56,6 +56,10 @@ class Settings(BaseSettings):
     json_body_max_bytes: int = Field(default=64 * 1024, ge=1024)
     form_body_max_bytes: int = Field(default=64 * 1024, ge=1024)
     sign_in_body_max_bytes: int = Field(default=16 * 1024, ge=1024)
+    # Slow clients (docs/platform.md, "Slow and oversized requests"): seconds for a request's
+    # headers, and for its body (plus a second per 16 KiB received).
+    http_header_timeout_seconds: float = Field(default=10, gt=0, le=30)
+    http_body_timeout_seconds: float = Field(default=30, gt=0, le=60)
     log_level: str = "INFO"
     # Staff sign-in (docs/staff-identity.md): a second factor for everyone, or `off` for
     # development only; sign-in attempts per source address and minute; OpenID Connect.

@@ -104,6 +104,8 @@ def serve(
             access_log=False,
             proxy_headers=False,
             server_header=False,
+            # Bounded headers and deadlines for slow clients (docs/platform.md).
+            http="gatehouse.server:GuardedHttpToolsProtocol",
             # A busy host can take more than uvicorn's default 5 s to answer a worker ping.
             timeout_worker_healthcheck=60,
         )

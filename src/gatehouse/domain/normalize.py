@@ -4,7 +4,8 @@
 Three rules, pure functions:
 
 - `trim`: Unicode white space (the White_Space property: space, tab, line breaks, no-break and
-  ideographic spaces…) goes at both ends of a value before anything else looks at it.
+  ideographic spaces…, but not NEL, a C1 control) goes at both ends of a value before
+  anything else looks at it.
 - `canonical_text`: a value must be sent in NFC or in NFD; it is kept in NFC. A value in
   neither form carries a character that normalisation would silently turn into another one
   (KELVIN SIGN into `K`, OHM SIGN into `Ω`…) and is refused rather than merged.
@@ -24,9 +25,9 @@ import idna
 MAX_EMAIL = 320
 MAX_TEXT = 200
 
-# Unicode's White_Space property.
+# Unicode's White_Space property, but NEL (U+0085): a C1 control, refused wherever it is.
 WHITE_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680"
+    "\t\n\v\f\r \xa0\u1680"
     "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000"
 )
