@@ -44,6 +44,7 @@ from gatehouse.web.openapi_components import (
     header_ref,
 )
 from gatehouse.web.openapi_docs import DOCS_ASSETS, assets_directory, docs_asset, docs_page
+from gatehouse.web.openapi_finish import finish
 from gatehouse.web.openapi_webhooks import GATEHOUSE_DELIVERY_HEADERS, Webhook, webhook_item
 
 __all__ = [
@@ -69,9 +70,13 @@ __all__ = [
     "schema_of",
     "status_filter",
     "surface_of",
+    "surface_security",
 ]
 
 METHODS = ("get", "put", "post", "patch", "delete")
+
+# Gatehouse's licence (pyproject.toml), as the document states it.
+LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
 
 # What each surface is called in the document, by path prefix.
 TENANT = "tenant"
@@ -202,15 +207,17 @@ def _response_headers(surface: str, status: int, write: bool) -> dict[str, Any]:
     return headers
 
 
-def _security(surface: str, access: str | None) -> list[dict[str, list[str]]]:
-    scopes = [access] if access else []
+def surface_security(surface: str | None, access: str | None = None) -> list[dict[str, list[str]]]:
+    """The security requirement of an operation of `surface`. The scope or role an operation
+    needs is `x-required-scope` / `x-required-role` (linters accept scopes on OAuth schemes
+    only, docs/api-reference.md)."""
     if surface == TENANT:
-        return [{"apiKey": scopes}]
+        return [{"apiKey": []}]
     if surface == STAFF:
-        return [{"staffToken": scopes}]
+        return [{"staffToken": []}]
     if surface == PORTAL:
         return [{"portalSession": []}]
-    if access == "none":
+    if surface is None or access == "none":
         return []
     return [{"verifyClient": []}]
 
@@ -248,8 +255,9 @@ def _apply(
     operation["summary"] = op.summary
     if op.description:
         operation["description"] = op.description
-    operation["security"] = _security(surface, op.access)
+    operation["security"] = surface_security(surface, op.access)
     if op.access and surface in (TENANT, STAFF):
+        operation["x-required-scope" if surface == TENANT else "x-required-role"] = op.access
         needs = "scope" if surface == TENANT else "role (or higher)"
         operation["description"] = (
             operation.get("description", "") + f"\n\nNeeds the `{op.access}` {needs}."
@@ -359,7 +367,7 @@ def build_document(
         paths[document_path(path)] = item
     document: dict[str, Any] = {
         "openapi": "3.1.0",
-        "info": generated["info"],
+        "info": {**generated["info"], "license": LICENSE},
         "servers": [{"url": "/", "description": "This Gatehouse server"}],
         "paths": paths,
         "webhooks": {name: webhook_item(hook, schemas) for name, hook in webhooks.items()},
@@ -368,11 +376,8 @@ def build_document(
             "securitySchemes": SECURITY_SCHEMES,
             "headers": HEADERS,
         },
-        "tags": generated.get("tags", []),
     }
-    if not document["tags"]:
-        document.pop("tags")
-    return document
+    return finish(document, surface_of, surface_security)
 
 
 def schema_of(kind: Any, components: dict[str, Any]) -> dict[str, Any]:
