@@ -75,7 +75,6 @@ def test_docs_has_no_accessibility_violations(database_url: str) -> None:
     Authorize dialog open (docs/api-reference.md §2): no violation, as on every other page."""
     from playwright.sync_api import expect, sync_playwright
 
-
     from tests.e2e.test_workstation_browser import AXE, axe_violations
 
     require_chromium()
