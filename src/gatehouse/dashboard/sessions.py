@@ -48,7 +48,9 @@ class Viewer:
 
 async def current_viewer(request: Request) -> Viewer | None:
     """The live session named by the cookie, or None."""
-    live = await sessions.find_session(runtime_of(request), request.cookies.get(COOKIE_NAME))
+    live = await sessions.find_session(
+        runtime_of(request), browser.read_cookie(request, runtime_of(request).settings, COOKIE_NAME)
+    )
     if live is None:
         return None
     return Viewer(live.principal, live.session_id, live.csrf_token)

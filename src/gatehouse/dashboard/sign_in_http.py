@@ -64,7 +64,11 @@ def clear_flow_cookie(request: Request, response: Response) -> None:
 
 
 async def flow_of(request: Request, purpose: str) -> Flow | None:
-    return await find_flow(runtime_of(request), request.cookies.get(FLOW_COOKIE), purpose)
+    return await find_flow(
+        runtime_of(request),
+        browser.read_cookie(request, runtime_of(request).settings, FLOW_COOKIE),
+        purpose,
+    )
 
 
 def csrf_matches(sent: object, flow: Flow) -> bool:

@@ -19,7 +19,7 @@ from starlette.responses import Response
 from gatehouse.accounts.branding import Branding
 from gatehouse.portal.texts import BADGE_WORDS
 from gatehouse.web.auth import runtime_of
-from gatehouse.web.browser import check_origin, set_session_cookie
+from gatehouse.web.browser import check_origin, read_cookie, set_session_cookie
 from gatehouse.web.i18n import LANGUAGES, Language, language_of, templates_for, translations
 from gatehouse.web.rendering import PAGE_HEADERS, see_other
 from gatehouse.web.text import read_form
@@ -36,7 +36,8 @@ def language_for(request: Request) -> Language:
     if isinstance(cached, Language):
         return cached
     chosen = language_of(
-        request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language")
+        read_cookie(request, runtime_of(request).settings, LANGUAGE_COOKIE),
+        request.headers.get("accept-language"),
     )
     request.state.language = chosen
     return chosen

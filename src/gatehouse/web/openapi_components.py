@@ -77,6 +77,7 @@ SECURITY_SCHEMES: dict[str, Any] = {
         "in": "cookie",
         "name": "gatehouse_session",
         "description": "The applicant's portal session, started by a sign-in link "
+        "(named `__Host-gatehouse_session` when the server's PUBLIC_URL is https) "
         "(docs/reference/portal.md §3). A POST whose `Origin` header is not the server's own "
         "origin (`null` included) is 403 permission-denied (docs/reference/portal.md §6).",
     },
