@@ -1,7 +1,8 @@
-"""Session cookies carry the `__Host-` prefix when PUBLIC_URL is https (docs/portal-and-dashboard.md,
-"Cookies"): Secure, Path=/, no Domain, so no other host or plain-http page can set or shadow
-them; the same cookie without the prefix is not read. Under http (development) the names stay
-as they were. SQLite by default, PostgreSQL with GATEHOUSE_TEST_DATABASE_URL."""
+"""Session cookies carry the `__Host-` prefix when PUBLIC_URL is https
+(docs/portal-and-dashboard.md, "Cookies"): Secure, Path=/, no Domain, so no other host or
+plain-http page can set or shadow them; the same cookie without the prefix is not read. Under
+http (development) the names stay as they were. SQLite by default, PostgreSQL with
+GATEHOUSE_TEST_DATABASE_URL."""
 
 from __future__ import annotations
 

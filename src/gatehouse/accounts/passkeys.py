@@ -26,7 +26,6 @@ from webauthn import (
 )
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
 from webauthn.helpers.exceptions import WebAuthnException
-from webauthn.registration.verify_registration_response import VerifiedRegistration
 from webauthn.helpers.structs import (
     AuthenticatorSelectionCriteria,
     AuthenticatorTransport,
@@ -34,6 +33,7 @@ from webauthn.helpers.structs import (
     ResidentKeyRequirement,
     UserVerificationRequirement,
 )
+from webauthn.registration.verify_registration_response import VerifiedRegistration
 
 from gatehouse.accounts.identity import credential_for_update
 from gatehouse.accounts.sessions import Flow, OpenedSession, end_flow, save_flow_payload
