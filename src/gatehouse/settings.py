@@ -17,6 +17,12 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SECRET_KEY_FILE = ".gatehouse-secret-key"  # noqa: S105 - a file name, not the key
+# The shortest secret key accepted, in characters (docs/reference/settings.md §3.1).
+MIN_SECRET_KEY = 32
+SHORT_KEY = (
+    f"must be at least {MIN_SECRET_KEY} characters; make one with "
+    "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
+)
 # The s3:// document store's client (boto3) is the optional extra `gatehouse[s3]`
 # (docs/operations.md, "Containers").
 S3_EXTRA_MISSING = (
@@ -98,6 +104,15 @@ class Settings(BaseSettings):
             return value
         raise ValueError("use host:port or the absolute path of clamd's unix socket")
 
+    @field_validator("secret_key")
+    @classmethod
+    def _long_enough(cls, value: str | None) -> str | None:
+        """A key the key ring derives every other key from: at least MIN_SECRET_KEY
+        characters (docs/reference/settings.md §3.1)."""
+        if value is not None and len(value.strip()) < MIN_SECRET_KEY:
+            raise ValueError(SHORT_KEY)
+        return value
+
     @field_validator("public_url")
     @classmethod
     def _strip_slash(cls, value: str | None) -> str | None:
@@ -162,8 +177,8 @@ class Settings(BaseSettings):
         if not path.exists():
             _create_key_file(path, secrets.token_urlsafe(48))
         key = path.read_text().strip()
-        if not key:
-            raise RuntimeError(f"the secret key file {path} is empty")
+        if len(key) < MIN_SECRET_KEY:
+            raise RuntimeError(f"the secret key file {path} {SHORT_KEY}")
         return key
 
     @property

@@ -51,6 +51,9 @@ def _print_status(settings: Settings) -> None:
     sys.stdout.write(f"current: {current}\n")
     sys.stdout.write(f"latest: {found.latest}\n")
     sys.stdout.write("up to date\n" if found.up_to_date else "migrations pending\n")
+    if not found.up_to_date:
+        # Scripts and readiness checks read the answer from the exit status (docs/platform.md).
+        raise typer.Exit(1)
 
 
 def _warn_private(settings: Settings) -> None:
