@@ -8,7 +8,8 @@ so a new route complies without a line of its own.
 - No schema publishes `default: null`, and a request field's other default is said in its
   description: an optional field is simply not required, and generators (openapi-typescript
   with its default options) would otherwise type it as always present.
-- Header components nobody references are dropped.
+- Header and schema components nobody references are dropped (a test's or a removed route's
+  body model left in the registry).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ TAG_DESCRIPTIONS = {
     WEBHOOKS_TAG: "What Gatehouse POSTs to a registered endpoint: every event type and the "
     "verification callback, signed (docs/webhooks.md).",
 }
-HEADER_REF = "#/components/headers/"
 
 Operation = dict[str, Any]
 
@@ -124,15 +124,27 @@ def describe_defaults(document: dict[str, Any]) -> None:
                     field["description"] = f"{field.get('description', '')} {said}".strip()
 
 
-def drop_unused_headers(document: dict[str, Any]) -> None:
-    """Drop header components no `$ref` names (a new mapping: the shared one stays whole)."""
+def drop_unused(document: dict[str, Any], kind: str) -> None:
+    """Drop the components of `kind` (`schemas`, `headers`) that nothing in use names, until
+    none is left (a schema named only by an unused one goes too). A new mapping: a shared one
+    stays whole."""
     components = document.get("components", {})
-    headers = components.get("headers", {})
-    text = json.dumps({k: v for k, v in document.items() if k != "components"})
-    text += json.dumps({k: v for k, v in components.items() if k != "headers"})
-    components["headers"] = {
-        name: header for name, header in headers.items() if f'"{HEADER_REF}{name}"' in text
-    }
+    kept = dict(components.get(kind, {}))
+    outside = json.dumps({k: v for k, v in document.items() if k != "components"})
+    outside += json.dumps({k: v for k, v in components.items() if k != kind})
+    while True:
+        texts = {name: json.dumps(value) for name, value in kept.items()}
+        unused = [
+            name
+            for name in kept
+            if (ref := f'"#/components/{kind}/{name}"') not in outside
+            and not any(ref in text for other, text in texts.items() if other != name)
+        ]
+        if not unused:
+            break
+        for name in unused:
+            del kept[name]
+    components[kind] = kept
 
 
 def finish(
@@ -143,5 +155,6 @@ def finish(
     tag_and_secure(document, surface_of, surface_security)
     drop_null_defaults(document.get("components", {}).get("schemas", {}))
     describe_defaults(document)
-    drop_unused_headers(document)
+    drop_unused(document, "headers")
+    drop_unused(document, "schemas")
     return document
