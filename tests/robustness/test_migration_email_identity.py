@@ -39,7 +39,7 @@ def _application(url: str, app_id: str, email: str, identity: str) -> None:
 def test_0016_moves_stored_emails_to_the_identity_form(empty_database_url: str) -> None:
     url = empty_database_url
     config = alembic_config(url)
-    command.upgrade(config, "0011")
+    command.upgrade(config, "0012")
     _staff(url, "stf_moved", "ann@b\u00fccher.test")
     _staff(url, "stf_nfd", "bo@bu\u0308cher.test")
     _staff(url, "stf_refused", "j\u00f6rg@example.test")

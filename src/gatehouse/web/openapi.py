@@ -75,6 +75,9 @@ __all__ = [
 
 METHODS = ("get", "put", "post", "patch", "delete")
 
+# `x-required-scope` of a tenant operation any scope may call.
+ANY_SCOPE = "any"
+
 # Gatehouse's licence (pyproject.toml), as the document states it.
 LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
 
@@ -256,6 +259,12 @@ def _apply(
     if op.description:
         operation["description"] = op.description
     operation["security"] = surface_security(surface, op.access)
+    if surface == TENANT and not op.access:
+        # Any scope will do (docs/reference/tenant-api.md §4.3).
+        operation["x-required-scope"] = ANY_SCOPE
+        operation["description"] = (
+            operation.get("description", "") + "\n\nAny scope will do."
+        ).strip()
     if op.access and surface in (TENANT, STAFF):
         operation["x-required-scope" if surface == TENANT else "x-required-role"] = op.access
         needs = "scope" if surface == TENANT else "role (or higher)"

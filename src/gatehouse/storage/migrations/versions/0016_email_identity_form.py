@@ -1,7 +1,7 @@
 """stored emails move to the identity form of docs/identity.md
 
 Revision ID: 0016
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26 18:00:00
 
 Emails used to be kept trimmed and lowercased as sent. The identity rule keeps them in one
@@ -23,7 +23,7 @@ from alembic import op
 from gatehouse.domain.normalize import normalize_email
 
 revision: str = "0016"
-down_revision: str | Sequence[str] | None = "0011"
+down_revision: str | Sequence[str] | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
