@@ -53,6 +53,9 @@ def _print_status(settings: Settings) -> None:
     sys.stdout.write(f"current: {current}\n")
     sys.stdout.write(f"latest: {found.latest}\n")
     sys.stdout.write("up to date\n" if found.up_to_date else "migrations pending\n")
+    if not found.up_to_date:
+        # Scripts and readiness checks read the answer from the exit status (docs/platform.md).
+        raise typer.Exit(1)
 
 
 def _warn_private(settings: Settings) -> None:
@@ -106,6 +109,8 @@ def serve(
             access_log=False,
             proxy_headers=False,
             server_header=False,
+            # Bounded headers and deadlines for slow clients (docs/platform.md).
+            http="gatehouse.server:GuardedHttpToolsProtocol",
             # A busy host can take more than uvicorn's default 5 s to answer a worker ping.
             timeout_worker_healthcheck=60,
         )

@@ -23,7 +23,10 @@ log = logging.getLogger("gatehouse.cli")
 def fail(message: str) -> NoReturn:
     """A clear one-line error on stderr and exit status 2 (no traceback)."""
     # escape(): a message is text, never markup (`gatehouse[s3]` must not vanish).
-    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
+    # soft_wrap: one line however narrow the terminal (rich wraps at 80 columns otherwise).
+    console.print(
+        f"[red]error:[/red] {escape(message)}", markup=True, highlight=False, soft_wrap=True
+    )
     raise typer.Exit(2)
 
 

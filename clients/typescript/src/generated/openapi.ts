@@ -354,6 +354,8 @@ export interface paths {
         /**
          * List the webhook event catalogue with a JSON Schema and an example of each type
          * @description Any API key may read it, whatever its scopes.
+         *
+         *     Any scope will do.
          */
         get: operations["listEventTypes"];
         put?: never;
@@ -1216,6 +1218,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/staff/v1/applications/{clientId}/intake": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an application to another attached intake of its tenant
+         * @description The checklist and the form follow the new intake; a pending_approval application returns to pending (history action pair_change, application.status.changed reason pair_change). active and rejected are 400 failed-precondition; the same intake changes nothing.
+         *
+         *     Needs the `mlro` role (or higher).
+         */
+        post: operations["changeApplicationIntake"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/applications/{clientId}/repair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring an application's status back in line with its facts
+         * @description A waiting proposal means pending_approval; needs_info with nothing owed becomes pending; pending with an open or reopened item becomes needs_info. When the status changes: history action repair, application.status.changed reason repair.
+         *
+         *     Needs the `admin` role (or higher).
+         */
+        post: operations["repairApplicationStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How onboarding is going: funnel, time to decision, ageing, decisions by staff
+         * @description The funnel and the time to decision count applications created in [from, to); decisionsByStaff counts history entries made in it; openByAge counts the applications open now, whenever created (docs/insights.md).
+         *
+         *     Needs the `mlro` role (or higher).
+         */
+        get: operations["getInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/staff/v1/documents/{documentId}/content": {
         parameters: {
             query?: never;
@@ -1951,21 +2019,12 @@ export interface components {
         ProvisionBody: {
             /** Email */
             email: string;
-            /**
-             * Externalref
-             * @default null
-             */
-            externalRef: string | null;
-            /**
-             * Companyname
-             * @default null
-             */
-            companyName: string | null;
-            /**
-             * Labelid
-             * @default null
-             */
-            labelId: string | null;
+            /** Externalref */
+            externalRef?: string | null;
+            /** Companyname */
+            companyName?: string | null;
+            /** Labelid */
+            labelId?: string | null;
         };
         /**
          * LoginSessionBody
@@ -1974,42 +2033,24 @@ export interface components {
         LoginSessionBody: {
             /** Email */
             email: string;
-            /**
-             * Externalref
-             * @default null
-             */
-            externalRef: string | null;
-            /**
-             * Companyname
-             * @default null
-             */
-            companyName: string | null;
-            /**
-             * Labelid
-             * @default null
-             */
-            labelId: string | null;
-            /**
-             * Redirectpath
-             * @default null
-             */
-            redirectPath: string | null;
+            /** Externalref */
+            externalRef?: string | null;
+            /** Companyname */
+            companyName?: string | null;
+            /** Labelid */
+            labelId?: string | null;
+            /** Redirectpath */
+            redirectPath?: string | null;
         };
         /**
          * ReissueBody
          * @description POST /v1/applications/{clientId}/login-sessions (docs/reference/tenant-api.md §5.6).
          */
         ReissueBody: {
-            /**
-             * Email
-             * @default null
-             */
-            email: string | null;
-            /**
-             * Redirectpath
-             * @default null
-             */
-            redirectPath: string | null;
+            /** Email */
+            email?: string | null;
+            /** Redirectpath */
+            redirectPath?: string | null;
         };
         /**
          * MemberBody
@@ -2036,21 +2077,12 @@ export interface components {
              * @enum {string}
              */
             action: "submit" | "request_info" | "respond" | "approve" | "reject" | "hold" | "release";
-            /**
-             * Comment
-             * @default null
-             */
-            comment: string | null;
-            /**
-             * Rejectionreason
-             * @default null
-             */
-            rejectionReason: string | null;
-            /**
-             * Items
-             * @default null
-             */
-            items: components["schemas"]["SimulatedItem"][] | null;
+            /** Comment */
+            comment?: string | null;
+            /** Rejectionreason */
+            rejectionReason?: string | null;
+            /** Items */
+            items?: components["schemas"]["SimulatedItem"][] | null;
         };
         /**
          * CreateWebhookBody
@@ -2061,43 +2093,28 @@ export interface components {
             url: string;
             /** Events */
             events: string[];
-            /**
-             * Description
-             * @default null
-             */
-            description: string | null;
+            /** Description */
+            description?: string | null;
         };
         /**
          * UpdateWebhookBody
          * @description `PATCH /v1/webhooks/{id}` body: any of url, events, description.
          */
         UpdateWebhookBody: {
-            /**
-             * Url
-             * @default null
-             */
-            url: string | null;
-            /**
-             * Events
-             * @default null
-             */
-            events: string[] | null;
-            /**
-             * Description
-             * @default null
-             */
-            description: string | null;
+            /** Url */
+            url?: string | null;
+            /** Events */
+            events?: string[] | null;
+            /** Description */
+            description?: string | null;
         };
         /**
          * FormBody
          * @description `POST /portal/api/form` body: `{companyName?, fields: {…}}`.
          */
         FormBody: {
-            /**
-             * Companyname
-             * @default null
-             */
-            companyName: string | null;
+            /** Companyname */
+            companyName?: string | null;
             /** Fields */
             fields?: {
                 [key: string]: unknown;
@@ -2142,37 +2159,22 @@ export interface components {
          *     `accentColor` (`#rrggbb`) brand the applicant portal, null clears them.
          */
         TenantPatch: {
-            /**
-             * Name
-             * @default null
-             */
-            name: string | null;
-            /**
-             * Webhookendpointcap
-             * @default null
-             */
-            webhookEndpointCap: number | null;
-            /**
-             * Displayname
-             * @default null
-             */
-            displayName: string | null;
-            /**
-             * Accentcolor
-             * @default null
-             */
-            accentColor: string | null;
+            /** Name */
+            name?: string | null;
+            /** Webhookendpointcap */
+            webhookEndpointCap?: number | null;
+            /** Displayname */
+            displayName?: string | null;
+            /** Accentcolor */
+            accentColor?: string | null;
         };
         /**
          * ApiKeyCreate
          * @description `POST /staff/v1/tenants/{tenantId}/api-keys` body; no scopes: applications:write.
          */
         ApiKeyCreate: {
-            /**
-             * Name
-             * @default null
-             */
-            name: string | null;
+            /** Name */
+            name?: string | null;
             /** Scopes */
             scopes?: ("applications:write" | "applications:read" | "webhooks:manage")[] | null;
         };
@@ -2187,21 +2189,12 @@ export interface components {
              * @enum {string}
              */
             action: "approve" | "countersign" | "reject_proposal" | "reject" | "hold" | "release";
-            /**
-             * Comment
-             * @default null
-             */
-            comment: string | null;
-            /**
-             * Rejectionreason
-             * @default null
-             */
-            rejectionReason: string | null;
-            /**
-             * Acknowledgeunsatisfied
-             * @default null
-             */
-            acknowledgeUnsatisfied: string | null;
+            /** Comment */
+            comment?: string | null;
+            /** Rejectionreason */
+            rejectionReason?: string | null;
+            /** Acknowledgeunsatisfied */
+            acknowledgeUnsatisfied?: string | null;
         };
         /**
          * RaiseBody
@@ -2256,26 +2249,20 @@ export interface components {
         TokenCreate: {
             /** Name */
             name: string;
-            /**
-             * Expiresindays
-             * @default null
-             */
-            expiresInDays: number | null;
+            /** Expiresindays */
+            expiresInDays?: number | null;
         };
         /** IntakeCreateBody */
         IntakeCreateBody: {
             /** Name */
             name: string;
-            /**
-             * Order
-             * @default null
-             */
-            order: number | null;
+            /** Order */
+            order?: number | null;
             /**
              * Attached
-             * @default true
+             * @description Defaults to `true` when left out.
              */
-            attached: boolean;
+            attached?: boolean;
             /** Checklist */
             checklist?: components["schemas"]["ChecklistEntry"][] | null;
             /** Formfields */
@@ -2283,25 +2270,27 @@ export interface components {
         };
         /** IntakeUpdateBody */
         IntakeUpdateBody: {
-            /**
-             * Name
-             * @default null
-             */
-            name: string | null;
-            /**
-             * Order
-             * @default null
-             */
-            order: number | null;
-            /**
-             * Attached
-             * @default null
-             */
-            attached: boolean | null;
+            /** Name */
+            name?: string | null;
+            /** Order */
+            order?: number | null;
+            /** Attached */
+            attached?: boolean | null;
             /** Checklist */
             checklist?: components["schemas"]["ChecklistEntry"][] | null;
             /** Formfields */
             formFields?: components["schemas"]["FormField"][] | null;
+        };
+        /**
+         * IntakeBody
+         * @description `POST /staff/v1/applications/{clientId}/intake`: the intake to move to and an optional
+         *     comment the decision history shows. Loosely typed: the route names the field at fault.
+         */
+        IntakeBody: {
+            /** Labelid */
+            labelId?: string;
+            /** Comment */
+            comment?: string | null;
         };
         /**
          * ClientCreate
@@ -2312,14 +2301,14 @@ export interface components {
             name: string;
             /**
              * Customercreatedevents
-             * @default false
+             * @description Defaults to `false` when left out.
              */
-            customerCreatedEvents: boolean;
+            customerCreatedEvents?: boolean;
             /**
              * Sandbox
-             * @default false
+             * @description Defaults to `false` when left out.
              */
-            sandbox: boolean;
+            sandbox?: boolean;
         };
         /** DocumentCreate */
         DocumentCreate: {
@@ -2339,16 +2328,10 @@ export interface components {
             email: string;
             /** Phone */
             phone: string;
-            /**
-             * Clientid
-             * @default null
-             */
-            clientId: string | null;
-            /**
-             * Documents
-             * @default null
-             */
-            documents: components["schemas"]["DocumentCreate"][] | null;
+            /** Clientid */
+            clientId?: string | null;
+            /** Documents */
+            documents?: components["schemas"]["DocumentCreate"][] | null;
         };
         /**
          * StatusChange
@@ -2357,11 +2340,8 @@ export interface components {
         StatusChange: {
             /** Status */
             status: number;
-            /**
-             * Reason
-             * @default null
-             */
-            reason: string | null;
+            /** Reason */
+            reason?: string | null;
         };
         /** @description Every error of /v1, /staff/v1 and /portal/api (docs/reference/README.md §2.3). */
         Error: {
@@ -3195,6 +3175,96 @@ export interface components {
             assignedTo: string | null;
         };
         /**
+         * RepairResult
+         * @description `POST /staff/v1/applications/{clientId}/repair`: the status before and after, and whether
+         *     it changed.
+         */
+        RepairResult: {
+            /** Clientid */
+            clientId: string;
+            /** Previousstatus */
+            previousStatus: string;
+            /** Status */
+            status: string;
+            /** Changed */
+            changed: boolean;
+        };
+        /** AgeBucket */
+        AgeBucket: {
+            /** Bucket */
+            bucket: string;
+            /** Count */
+            count: number;
+        };
+        /** FunnelView */
+        FunnelView: {
+            /** Created */
+            created: number;
+            /** Signedin */
+            signedIn: number;
+            /** Submitted */
+            submitted: number;
+            /** Decided */
+            decided: number;
+            /** Approved */
+            approved: number;
+            /** Rejected */
+            rejected: number;
+        };
+        /** RiskFigures */
+        RiskFigures: {
+            /** Low */
+            low: number;
+            /** Medium */
+            medium: number;
+            /** High */
+            high: number;
+        };
+        /** ScreeningFigures */
+        ScreeningFigures: {
+            /** Hits */
+            hits: number;
+            /** Match */
+            match: number;
+            /** Nomatch */
+            noMatch: number;
+        };
+        /** StaffFigures */
+        StaffFigures: {
+            /** Staffid */
+            staffId: string;
+            /** Email */
+            email: string | null;
+            /** Proposals */
+            proposals: number;
+            /** Countersignatures */
+            countersignatures: number;
+            /** Rejections */
+            rejections: number;
+        };
+        /** TimeToDecision */
+        TimeToDecision: {
+            /** P50Seconds */
+            p50Seconds: number | null;
+            /** P90Seconds */
+            p90Seconds: number | null;
+        };
+        /** InsightsView */
+        InsightsView: {
+            /** From */
+            from: string;
+            /** To */
+            to: string;
+            funnel: components["schemas"]["FunnelView"];
+            timeToDecision: components["schemas"]["TimeToDecision"];
+            /** Openbyage */
+            openByAge: components["schemas"]["AgeBucket"][];
+            /** Decisionsbystaff */
+            decisionsByStaff: components["schemas"]["StaffFigures"][];
+            screening: components["schemas"]["ScreeningFigures"];
+            risk: components["schemas"]["RiskFigures"];
+        };
+        /**
          * StaffDelivery
          * @description The tenant shape plus where the delivery goes (staff API).
          */
@@ -3533,7 +3603,7 @@ export interface components {
          * @description The `action` of a decision-history entry (docs/reference/tenant-api.md §5.12).
          * @enum {string}
          */
-        HistoryAction: "approve" | "approved" | "proposal_rejected" | "reject" | "hold" | "release" | "needs_info";
+        HistoryAction: "approve" | "approved" | "proposal_rejected" | "reject" | "hold" | "release" | "needs_info" | "pair_change" | "repair";
         /** DecisionEventData */
         DecisionEventData: {
             /** Clientid */
@@ -3652,14 +3722,6 @@ export interface components {
     headers: {
         /** @description Names this one response (req_…); quote it when asking an operator. */
         ServiceRequestId: string;
-        /** @description Requests allowed per window for this API key. */
-        RateLimitLimit: number;
-        /** @description Requests left in the current window. */
-        RateLimitRemaining: number;
-        /** @description Seconds until the window resets. */
-        RateLimitReset: number;
-        /** @description Seconds to wait before trying again. */
-        RetryAfter: number;
         /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
         IdempotentReplayed: "true";
     };
@@ -6010,127 +6072,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "type": "application.submitted",
-                     *           "description": "The applicant's submission goes from not submitted to submitted.",
-                     *           "schema": {
-                     *             "$schema": "https://json-schema.org/draft/2020-12/schema",
-                     *             "description": "The body of every delivery; `data` depends on `type`.",
-                     *             "properties": {
-                     *               "id": {
-                     *                 "title": "Id",
-                     *                 "type": "string"
-                     *               },
-                     *               "type": {
-                     *                 "title": "Type",
-                     *                 "type": "string",
-                     *                 "const": "application.submitted"
-                     *               },
-                     *               "apiVersion": {
-                     *                 "title": "Apiversion",
-                     *                 "type": "string"
-                     *               },
-                     *               "occurredAt": {
-                     *                 "title": "Occurredat",
-                     *                 "type": "string"
-                     *               },
-                     *               "tenantId": {
-                     *                 "title": "Tenantid",
-                     *                 "type": "string"
-                     *               },
-                     *               "environment": {
-                     *                 "enum": [
-                     *                   "live",
-                     *                   "sandbox"
-                     *                 ],
-                     *                 "title": "Environment",
-                     *                 "type": "string"
-                     *               },
-                     *               "idempotencyKey": {
-                     *                 "title": "Idempotencykey",
-                     *                 "type": "string"
-                     *               },
-                     *               "data": {
-                     *                 "description": "The `data` fields every application event carries.",
-                     *                 "properties": {
-                     *                   "clientId": {
-                     *                     "title": "Clientid",
-                     *                     "type": "string"
-                     *                   },
-                     *                   "externalRef": {
-                     *                     "anyOf": [
-                     *                       {
-                     *                         "type": "string"
-                     *                       },
-                     *                       {
-                     *                         "type": "null"
-                     *                       }
-                     *                     ],
-                     *                     "title": "Externalref"
-                     *                   },
-                     *                   "status": {
-                     *                     "title": "Status",
-                     *                     "type": "string"
-                     *                   },
-                     *                   "previousStatus": {
-                     *                     "anyOf": [
-                     *                       {
-                     *                         "type": "string"
-                     *                       },
-                     *                       {
-                     *                         "type": "null"
-                     *                       }
-                     *                     ],
-                     *                     "title": "Previousstatus"
-                     *                   },
-                     *                   "sequence": {
-                     *                     "title": "Sequence",
-                     *                     "type": "integer"
-                     *                   }
-                     *                 },
-                     *                 "required": [
-                     *                   "clientId",
-                     *                   "externalRef",
-                     *                   "status",
-                     *                   "previousStatus",
-                     *                   "sequence"
-                     *                 ],
-                     *                 "title": "ApplicationEventData",
-                     *                 "type": "object"
-                     *               }
-                     *             },
-                     *             "required": [
-                     *               "id",
-                     *               "type",
-                     *               "apiVersion",
-                     *               "occurredAt",
-                     *               "tenantId",
-                     *               "environment",
-                     *               "idempotencyKey",
-                     *               "data"
-                     *             ],
-                     *             "title": "Event application.submitted",
-                     *             "type": "object"
-                     *           },
-                     *           "example": {
-                     *             "id": "evt_0a1b2c3d4e5f",
-                     *             "type": "application.submitted",
-                     *             "apiVersion": "v1",
-                     *             "occurredAt": "2026-11-22T10:00:00.000Z",
-                     *             "tenantId": "ten_4d3c2b1a0f9e",
-                     *             "environment": "live",
-                     *             "idempotencyKey": "evt_0a1b2c3d4e5f",
-                     *             "data": {
-                     *               "clientId": "app_8f2k1c9d0a7b",
-                     *               "externalRef": "crm-4411",
-                     *               "status": "pending",
-                     *               "previousStatus": null,
-                     *               "sequence": 3
-                     *             }
-                     *           }
-                     *         }
-                     *       ]
+                     *       "data": []
                      *     }
                      */
                     "application/json": components["schemas"]["EventTypeList"];
@@ -10798,6 +10740,342 @@ export interface operations {
             };
             /** @description The body is larger than the surface allows. */
             413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeApplicationIntake: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "labelId": "lbl_2b7c9d1e4f6a",
+                 *       "comment": "Applicant is a company."
+                 *     }
+                 */
+                "application/json": components["schemas"]["IntakeBody"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "app_8f2k1c9d0a7b",
+                     *       "externalRef": "crm-4411",
+                     *       "companyName": "Acme Trading LLC",
+                     *       "labelId": "lbl_2b7d9e1f0c3a",
+                     *       "applicantEmail": "founder@acme.example",
+                     *       "status": "needs_info",
+                     *       "createdAt": "2026-11-20T09:12:44.120Z",
+                     *       "updatedAt": "2026-11-22T10:00:00.000Z",
+                     *       "submittedAt": "2026-11-21T16:03:10.512Z",
+                     *       "decision": null,
+                     *       "openInfoRequest": {
+                     *         "requestId": "ir_5c1e0f7a2d9b",
+                     *         "seq": 1,
+                     *         "round": 1,
+                     *         "openItems": 1,
+                     *         "answeredItems": 0,
+                     *         "at": "2026-11-22T10:00:00.000Z"
+                     *       },
+                     *       "members": [
+                     *         {
+                     *           "uid": "mem_0d4c8b2e6f1a",
+                     *           "email": "founder@acme.example",
+                     *           "role": "applicant",
+                     *           "joinedAt": "2026-11-20T09:12:44.120Z"
+                     *         }
+                     *       ],
+                     *       "tenantId": "ten_4d3c2b1a0f9e"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StaffApplication"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The application was erased (failed-precondition). */
+            410: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the surface allows. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    repairApplicationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "app_8f2k1c9d0a7b",
+                     *       "previousStatus": "pending",
+                     *       "status": "needs_info",
+                     *       "changed": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RepairResult"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The application was erased (failed-precondition). */
+            410: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the surface allows. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInsights: {
+        parameters: {
+            query?: {
+                /** @description Only this tenant's applications (sandbox tenants are left out unless named here). */
+                tenantId?: string;
+                /** @description Only this intake's applications. */
+                labelId?: string;
+                /** @description Start of the period (RFC 3339, included); default 30 days before `to`. */
+                from?: string;
+                /** @description End of the period (RFC 3339, excluded); default now. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-10-27T00:00:00.000Z",
+                     *       "to": "2026-11-26T00:00:00.000Z",
+                     *       "funnel": {
+                     *         "created": 120,
+                     *         "signedIn": 97,
+                     *         "submitted": 80,
+                     *         "decided": 61,
+                     *         "approved": 52,
+                     *         "rejected": 9
+                     *       },
+                     *       "timeToDecision": {
+                     *         "p50Seconds": 93600,
+                     *         "p90Seconds": 432000
+                     *       },
+                     *       "openByAge": [
+                     *         {
+                     *           "bucket": "<1d",
+                     *           "count": 6
+                     *         },
+                     *         {
+                     *           "bucket": "1-3d",
+                     *           "count": 11
+                     *         },
+                     *         {
+                     *           "bucket": "3-7d",
+                     *           "count": 14
+                     *         },
+                     *         {
+                     *           "bucket": "7-30d",
+                     *           "count": 22
+                     *         },
+                     *         {
+                     *           "bucket": ">30d",
+                     *           "count": 6
+                     *         }
+                     *       ],
+                     *       "decisionsByStaff": [
+                     *         {
+                     *           "staffId": "stf_1a2b3c4d5e6f",
+                     *           "email": "mlro@operator.example",
+                     *           "proposals": 4,
+                     *           "countersignatures": 40,
+                     *           "rejections": 5
+                     *         }
+                     *       ],
+                     *       "screening": {
+                     *         "hits": 0,
+                     *         "match": 0,
+                     *         "noMatch": 0
+                     *       },
+                     *       "risk": {
+                     *         "low": 0,
+                     *         "medium": 0,
+                     *         "high": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InsightsView"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
                 headers: {
                     "Service-Request-Id": components["headers"]["ServiceRequestId"];
                     [name: string]: unknown;
