@@ -75,12 +75,12 @@ def test_build_makes_a_wheel_and_an_sdist_that_pass_twine_check(tmp_path: Path) 
     assert {"gatehouse_client/signing.py", "gatehouse_client/_event_data.py"} <= names
     assert f"{info}/licenses/LICENSE" in names
     assert not any(n.startswith(("tests/", "examples/")) for n in names)
-    assert metadata["Name"] == "gatehouse-client"
+    assert metadata["Name"] == "gatehouse-kyc-client"
     assert metadata["Version"] == expected
     assert metadata["License-Expression"] == "Apache-2.0"
     assert metadata["Requires-Python"] == ">=3.11"
     assert metadata["Description-Content-Type"] == "text/markdown"
-    assert "pip install gatehouse-client" in (metadata.get_payload() or "")
+    assert "pip install gatehouse-kyc-client" in (metadata.get_payload() or "")
     requires = metadata.get_all("Requires-Dist") or []
     assert [r for r in requires if "extra ==" not in r] == ["httpx>=0.27"]
     assert "Typing :: Typed" in (metadata.get_all("Classifier") or [])

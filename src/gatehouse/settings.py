@@ -17,12 +17,18 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SECRET_KEY_FILE = ".gatehouse-secret-key"  # noqa: S105 - a file name, not the key
-# The s3:// document store's client (boto3) is the optional extra `gatehouse[s3]`
+# The s3:// document store's client (boto3) is the optional extra `gatehouse-kyc[s3]`
 # (docs/operations.md, "Containers").
 S3_EXTRA_MISSING = (
-    "the s3:// document store needs boto3, which is not installed: install gatehouse[s3] "
-    "(pip install 'gatehouse[s3]'), or build the container image with --build-arg EXTRAS=s3"
+    "the s3:// document store needs boto3, which is not installed: install gatehouse-kyc[s3] "
+    "(pip install 'gatehouse-kyc[s3]'), or build the container image with --build-arg EXTRAS=s3"
 )
+
+# Connections per process (docs/operations.md, "Connections"): the default, and the least
+# that works: the background workers hold up to four at once (a webhook claim, a batch of
+# webhook records, a verification callback's claim or record, a sweep), plus one for requests.
+DEFAULT_DB_POOL_SIZE = 16
+MIN_DB_POOL_SIZE = 5
 
 
 def s3_client_installed() -> bool:
@@ -72,6 +78,19 @@ class Settings(BaseSettings):
     # The staff queue flags a case waiting on the applicant for this many days, and staff can
     # send a reminder (docs/workstation.md "Reminders").
     info_request_reminder_days: int = Field(default=3, ge=1, le=365)
+    # The most PostgreSQL connections one process opens (docs/operations.md, "Connections").
+    db_pool_size: int = DEFAULT_DB_POOL_SIZE
+
+    @field_validator("db_pool_size")
+    @classmethod
+    def _pool_fits_the_workers(cls, value: int) -> int:
+        if value < MIN_DB_POOL_SIZE:
+            raise ValueError(
+                f"GATEHOUSE_DB_POOL_SIZE={value} is smaller than the {MIN_DB_POOL_SIZE} "
+                "connections a process needs (its background workers hold up to "
+                f"{MIN_DB_POOL_SIZE - 1} at once, and requests need one more)"
+            )
+        return value
 
     @field_validator("document_store")
     @classmethod

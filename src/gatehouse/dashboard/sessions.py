@@ -50,6 +50,7 @@ async def current_viewer(request: Request) -> Viewer | None:
     live = await sessions.find_session(runtime_of(request), request.cookies.get(COOKIE_NAME))
     if live is None:
         return None
+    request.state.staff = live.principal  # who asked, on the access line
     return Viewer(live.principal, live.session_id, live.csrf_token)
 
 

@@ -37,6 +37,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.base import Executable
 
+from gatehouse import tracing
 from gatehouse.storage.prepared import (
     PostgresRunner,
     PreparedRead,
@@ -50,8 +51,8 @@ log = logging.getLogger("gatehouse.storage")
 
 READ_POOL_SIZE = 8
 READ_MAX_OVERFLOW = 8
-POSTGRES_POOL_SIZE = 24
-POSTGRES_MAX_OVERFLOW = 16
+# PostgreSQL connections per process, unless a pool size is given (GATEHOUSE_DB_POOL_SIZE).
+POSTGRES_POOL_SIZE = 16
 # How long a SQLite write waits for the one before it (the write pool's timeout before).
 SQLITE_WRITE_WAIT_SECONDS = 60
 
@@ -148,7 +149,9 @@ class Database:
     """The two session factories every service uses: `read()` and `write()`,
     and `fetch_all()` for reads that are a single statement."""
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(
+        self, url: str, *, echo: bool = False, pool_size: int = POSTGRES_POOL_SIZE
+    ) -> None:
         self.url = async_url(url)
         self.dialect = make_url(self.url).get_backend_name()
         self.is_sqlite = self.dialect == "sqlite"
@@ -185,15 +188,15 @@ class Database:
                 self.url, self._sqlite_reader.in_thread
             )
         else:
+            engine_connections, prepared_connections = split_pool(pool_size)
             self.write_engine = create_async_engine(
                 self.url,
                 echo=echo,
                 hide_parameters=True,
-                # Idle connections kept: enough for the requests one process has in flight
-                # under load. Connections beyond it are opened and closed per checkout,
-                # which cost a connect and fresh prepared statements each (bench/RESULTS.md).
-                pool_size=POSTGRES_POOL_SIZE,
-                max_overflow=POSTGRES_MAX_OVERFLOW,
+                # At most `pool_size` connections per process in all (split_pool), so that
+                # processes x pool size is the whole budget (docs/operations.md, "Connections").
+                pool_size=engine_connections,
+                max_overflow=0,
                 pool_pre_ping=False,
             )
             # Under READ COMMITTED every statement takes its own snapshot, so wrapping
@@ -201,10 +204,25 @@ class Database:
             # in autocommit on the same pool (bench/RESULTS.md).
             self.read_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
             self._prepared = PostgresRunner(
-                postgres_connect_args(self.write_engine.dialect, self.url)
+                postgres_connect_args(self.write_engine.dialect, self.url),
+                connections=prepared_connections,
             )
         self._write = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = async_sessionmaker(self.read_engine, expire_on_commit=False)
+        self._trace_statements()
+
+    def _trace_statements(self) -> None:
+        """Statement spans while traces are on (tracing.py; docs/operations.md, "Traces"),
+        on the engines whose statements run in the event loop's thread. `fetch_all` on
+        SQLite and `fetch_prepared` run theirs in other threads or outside SQLAlchemy: they
+        open their spans around the call."""
+        engines = [self.write_engine]  # on PostgreSQL the read engine shares its events
+        if self.is_sqlite:
+            engines.append(self.read_engine)
+            if self._inline is not None:
+                engines.append(self._inline)
+        for engine in engines:
+            tracing.instrument_engine(engine.sync_engine, self.dialect)
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
@@ -251,7 +269,8 @@ class Database:
         several statements that must agree use `read()` instead.
         """
         if self._sqlite_reader is not None:
-            return await self._sqlite_reader.fetch_all(statement, params)
+            with tracing.statement(self.dialect, _sql_of(statement)):
+                return await self._sqlite_reader.fetch_all(statement, params)
         async with self.read_engine.connect() as connection:
             return (await connection.execute(statement, params)).all()
 
@@ -264,7 +283,8 @@ class Database:
         committed before it is seen), without SQLAlchemy's per-execution work.
         """
         compiled = prepared.compiled(self.write_engine.dialect)
-        raw = await self._prepared.fetch(compiled, compiled.values(params or {}))
+        with tracing.statement(self.dialect, compiled.sql):
+            raw = await self._prepared.fetch(compiled, compiled.values(params or {}))
         return compiled.rows(raw)
 
     @property
@@ -288,6 +308,21 @@ class Database:
             await self.read_engine.dispose()
         if self._sqlite_reader is not None:
             await self._sqlite_reader.dispose()
+
+
+def _sql_of(statement: Executable) -> str:
+    """The statement's SQL for its span (computed only while traces are on)."""
+    return str(statement) if tracing.enabled() else ""
+
+
+def split_pool(pool_size: int) -> tuple[int, int]:
+    """A process's PostgreSQL connections: (the engine's pool, the prepared reads' own).
+
+    A quarter (at least one) carries the prepared reads (storage/prepared.py); the rest is
+    the engine's pool, which never overflows: the sum is all the process ever opens.
+    """
+    prepared = max(1, pool_size // 4)
+    return pool_size - prepared, prepared
 
 
 def null_pool_engine(url: str) -> AsyncEngine:

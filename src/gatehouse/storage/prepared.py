@@ -266,8 +266,11 @@ class PostgresRunner:
     other failure (a broken connection, a cancelled read) it is closed.
     """
 
-    def __init__(self, connect_args: Mapping[str, Any]) -> None:
+    def __init__(
+        self, connect_args: Mapping[str, Any], *, connections: int = POSTGRES_POOL_SIZE
+    ) -> None:
         self._connect_args = dict(connect_args)
+        self._connections = connections
         self._idle: list[Any] = []
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -279,7 +282,7 @@ class PostgresRunner:
             for connection in self._idle:
                 connection.terminate()
             self._idle, self._loop = [], loop
-            self._slots = asyncio.Semaphore(POSTGRES_POOL_SIZE)
+            self._slots = asyncio.Semaphore(self._connections)
         return self._slots
 
     async def fetch(self, compiled: Compiled, values: list[Any]) -> list[Any]:

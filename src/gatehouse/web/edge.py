@@ -250,7 +250,7 @@ class EdgeMiddleware:
             )
             metrics.observe(scope["method"], template or "unmatched", status_holder[0], seconds)
             if access_log.isEnabledFor(logging.INFO):
-                log_access(scope["method"], template, path, status_holder[0], seconds)
+                log_access(scope["method"], template, path, status_holder[0], seconds, state)
             REQUEST_ID.reset(token)
 
 

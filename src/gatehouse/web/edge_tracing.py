@@ -1,0 +1,62 @@
+"""The request's span (docs/operations.md, "Traces").
+
+Installed outside the edge (web/edge.py) only while traces are on (tracing.py), so that off
+it costs nothing. The span continues the caller's trace when the request carries W3C
+`traceparent` (and `tracestate`, `baggage`: OTEL_PROPAGATORS decides); it is named by the
+method and the route template, never the path (a path may carry a sign-in token), and
+carries the status and the principal (tenant and key, or staff member).
+"""
+
+from __future__ import annotations
+
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gatehouse import tracing
+from gatehouse.web.edge_access import principal_fields
+
+
+class TraceMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        carrier = {
+            name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]
+        }
+        method = scope["method"]
+        status = [0]
+
+        async def send_status(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        with tracing.tracer().start_as_current_span(
+            method,
+            context=propagate.extract(carrier),
+            kind=SpanKind.SERVER,
+            attributes={"http.request.method": method},
+            record_exception=True,
+        ) as span:
+            try:
+                await self.app(scope, receive, send_status)
+            finally:
+                _describe(span, scope, method, status[0])
+
+
+def _describe(span: trace.Span, scope: Scope, method: str, status: int) -> None:
+    route = getattr(scope.get("route"), "path", None)
+    if route is not None:
+        span.update_name(f"{method} {route}")
+        span.set_attribute("http.route", route)
+    if status:
+        span.set_attribute("http.response.status_code", status)
+        if status >= 500:
+            span.set_status(Status(StatusCode.ERROR))
+    for name, value in principal_fields(scope.get("state")).items():
+        span.set_attribute(f"gatehouse.{name}", value)
