@@ -128,8 +128,11 @@ def configure(
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
-    # Resource.create reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES over these.
-    resource = Resource.create({"service.name": SERVICE_NAME, "service.version": __version__})
+    # OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES as usual; the name is `gatehouse` unless
+    # they give one.
+    resource = Resource.create({"service.version": __version__})
+    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({"service.name": SERVICE_NAME}))
     provider = TracerProvider(resource=resource)  # the sampler comes from OTEL_TRACES_SAMPLER
     if exporter is not None:
         provider.add_span_processor(SimpleSpanProcessor(exporter))

@@ -22,7 +22,9 @@ log = logging.getLogger("gatehouse.cli")
 def fail(message: str) -> NoReturn:
     """A clear one-line error on stderr and exit status 2 (no traceback)."""
     # escape(): a message is text, never markup (`gatehouse-kyc[s3]` must not vanish).
-    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
+    console.print(
+        f"[red]error:[/red] {escape(message)}", markup=True, highlight=False, soft_wrap=True
+    )  # soft_wrap: one line, however narrow the terminal
     raise typer.Exit(2)
 
 
