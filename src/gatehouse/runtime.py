@@ -32,7 +32,11 @@ class Runtime:
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
         tracing.configure()  # OTEL_* variables: traces on or off for this process
-        db = Database(settings.database_url, pool_size=settings.db_pool_size)
+        db = Database(
+            settings.database_url,
+            pool_size=settings.db_pool_size,
+            transaction_pooler=settings.transaction_pooler,
+        )
         return cls(
             settings=settings,
             db=db,

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     info_request_reminder_days: int = Field(default=3, ge=1, le=365)
     # The most PostgreSQL connections one process opens (docs/operations.md, "Connections").
     db_pool_size: int = DEFAULT_DB_POOL_SIZE
+    # `transaction` when GATEHOUSE_DATABASE_URL is a pooler in transaction mode, such as
+    # pgbouncer (docs/operations.md, "Behind a connection pooler"; storage/pooler.py).
+    database_pooler: Literal["none", "transaction"] = "none"
 
     @field_validator("db_pool_size")
     @classmethod
@@ -141,6 +144,10 @@ class Settings(BaseSettings):
                 + ")"
             )
         return self
+
+    @property
+    def transaction_pooler(self) -> bool:
+        return self.database_pooler == "transaction" and not self.is_sqlite
 
     @property
     def is_sqlite(self) -> bool:

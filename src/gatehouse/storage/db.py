@@ -38,6 +38,7 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.base import Executable
 
 from gatehouse import tracing
+from gatehouse.storage import pooler
 from gatehouse.storage.prepared import (
     PostgresRunner,
     PreparedRead,
@@ -150,7 +151,12 @@ class Database:
     and `fetch_all()` for reads that are a single statement."""
 
     def __init__(
-        self, url: str, *, echo: bool = False, pool_size: int = POSTGRES_POOL_SIZE
+        self,
+        url: str,
+        *,
+        echo: bool = False,
+        pool_size: int = POSTGRES_POOL_SIZE,
+        transaction_pooler: bool = False,
     ) -> None:
         self.url = async_url(url)
         self.dialect = make_url(self.url).get_backend_name()
@@ -198,14 +204,23 @@ class Database:
                 pool_size=engine_connections,
                 max_overflow=0,
                 pool_pre_ping=False,
+                connect_args=pooler.engine_connect_args() if transaction_pooler else {},
             )
             # Under READ COMMITTED every statement takes its own snapshot, so wrapping
             # reads in a transaction only adds BEGIN and COMMIT round trips: reads run
             # in autocommit on the same pool (bench/RESULTS.md).
-            self.read_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
+            # Behind a transaction pooler (storage/pooler.py) a statement is prepared and run
+            # inside one transaction, so reads run in transactions there.
+            self.read_engine = (
+                self.write_engine
+                if transaction_pooler
+                else self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
+            )
             self._prepared = PostgresRunner(
-                postgres_connect_args(self.write_engine.dialect, self.url),
+                postgres_connect_args(self.write_engine.dialect, self.url)
+                | (pooler.runner_connect_args() if transaction_pooler else {}),
                 connections=prepared_connections,
+                in_transaction=transaction_pooler,
             )
         self._write = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = async_sessionmaker(self.read_engine, expire_on_commit=False)

@@ -267,10 +267,17 @@ class PostgresRunner:
     """
 
     def __init__(
-        self, connect_args: Mapping[str, Any], *, connections: int = POSTGRES_POOL_SIZE
+        self,
+        connect_args: Mapping[str, Any],
+        *,
+        connections: int = POSTGRES_POOL_SIZE,
+        in_transaction: bool = False,
     ) -> None:
         self._connect_args = dict(connect_args)
         self._connections = connections
+        # Behind a transaction pooler (storage/pooler.py): each read in a transaction of its
+        # own, so that its statement is prepared and run on one server connection.
+        self._in_transaction = in_transaction
         self._idle: list[Any] = []
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -294,7 +301,12 @@ class PostgresRunner:
             else:
                 connection = await asyncpg.connect(**self._connect_args)
             try:
-                rows: list[Any] = await connection.fetch(compiled.sql, *values)
+                rows: list[Any]
+                if self._in_transaction:
+                    async with connection.transaction(readonly=True):
+                        rows = await connection.fetch(compiled.sql, *values)
+                else:
+                    rows = await connection.fetch(compiled.sql, *values)
             except asyncpg.PostgresError:
                 self._idle.append(connection)
                 raise
