@@ -69,6 +69,8 @@ def test_no_file_tells_anyone_to_install_the_unrelated_gatehouse() -> None:
     files = text_files()
     assert len(files) > 100  # the walk found the repository
     for path in files:
+        if path == Path(__file__).resolve():
+            continue  # this file names the wrong package to check the detector
         try:
             text = path.read_text()
         except UnicodeDecodeError:
