@@ -36,7 +36,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "src")]
+# bench/ itself off the path (bench/queue.py would hide the standard library's queue).
+sys.path[:] = [
+    str(ROOT),
+    str(ROOT / "src"),
+    *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"),
+]
 
 from bench import procstats, scenarios  # noqa: E402
 from bench.rounds import BARE_SCENARIO, measure  # noqa: E402

@@ -29,6 +29,7 @@ from gatehouse import __version__, logs
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export import SpanExporter
+    from opentelemetry.sdk.trace.sampling import Sampler
     from opentelemetry.trace import Span, Tracer
     from sqlalchemy import Engine
 
@@ -43,6 +44,13 @@ SAMPLERS = (
     "parentbased_always_off",
     "parentbased_traceidratio",
 )
+# Without OTEL_TRACES_SAMPLER: one request (or delivery) in a hundred is recorded, and every
+# one whose caller recorded it (W3C traceparent, sampled). Recording a span costs tens of
+# microseconds of CPU here (creating it, then encoding and exporting it), as much as a whole
+# read: recording every request doubles the CPU of a read, where 1 in 100 costs a few per cent
+# (bench/RESULTS.md, "Traces"). OTEL_TRACES_SAMPLER=parentbased_always_on records them all.
+DEFAULT_SAMPLER = "parentbased_traceidratio"
+DEFAULT_RATIO = 0.01
 # The span attribute names of the request's principal (the same names as the log fields).
 PRINCIPAL_ATTRIBUTES = ("tenant_id", "key_id", "staff_id")
 
@@ -121,7 +129,8 @@ def configure(
     global _tracer, _provider
     if _tracer is not None:
         return True
-    asked = exporters_asked(os.environ if environ is None else environ)
+    environ = os.environ if environ is None else environ
+    asked = exporters_asked(environ)
     if exporter is None and not asked:
         return False
     from opentelemetry.sdk.resources import Resource
@@ -133,7 +142,7 @@ def configure(
     resource = Resource.create({"service.version": __version__})
     if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
         resource = resource.merge(Resource({"service.name": SERVICE_NAME}))
-    provider = TracerProvider(resource=resource)  # the sampler comes from OTEL_TRACES_SAMPLER
+    provider = TracerProvider(resource=resource, sampler=sampler_of(environ))
     if exporter is not None:
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     for name in asked:
@@ -145,6 +154,23 @@ def configure(
     _tracer = provider.get_tracer("gatehouse", __version__)
     logs.trace_ids = current_ids
     return True
+
+
+def sampler_of(environ: Mapping[str, str]) -> Sampler:
+    """OTEL_TRACES_SAMPLER and its argument; unset, DEFAULT_SAMPLER at DEFAULT_RATIO."""
+    from opentelemetry.sdk.trace import sampling
+
+    name = environ.get("OTEL_TRACES_SAMPLER", "").strip() or DEFAULT_SAMPLER
+    ratio = float(environ.get("OTEL_TRACES_SAMPLER_ARG", "").strip() or DEFAULT_RATIO)
+    chosen: dict[str, Sampler] = {
+        "always_on": sampling.ALWAYS_ON,
+        "always_off": sampling.ALWAYS_OFF,
+        "traceidratio": sampling.TraceIdRatioBased(ratio),
+        "parentbased_always_on": sampling.ParentBased(sampling.ALWAYS_ON),
+        "parentbased_always_off": sampling.ParentBased(sampling.ALWAYS_OFF),
+        "parentbased_traceidratio": sampling.ParentBased(sampling.TraceIdRatioBased(ratio)),
+    }
+    return chosen[name]
 
 
 def _exporter(name: str) -> SpanExporter:

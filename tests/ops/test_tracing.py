@@ -34,7 +34,7 @@ PARENT = f"00-{TRACE_ID}-00f067aa0ba902b7-01"
 @pytest.fixture
 def exporter() -> Iterator[InMemorySpanExporter]:
     memory = InMemorySpanExporter()
-    assert tracing.configure({}, exporter=memory)
+    assert tracing.configure({"OTEL_TRACES_SAMPLER": "always_on"}, exporter=memory)
     try:
         yield memory
     finally:
@@ -194,6 +194,43 @@ async def test_off_nothing_is_installed(database_url: str, captured_logs: list[s
         assert all('"trace_id"' not in line for line in captured_logs[before:])
     finally:
         await runtime.close()
+
+
+def test_unset_one_request_in_a_hundred_is_recorded_and_every_one_its_caller_recorded() -> None:
+    assert tracing.sampler_of({}).get_description() == (
+        "ParentBased{root:TraceIdRatioBased{0.01},remoteParentSampled:AlwaysOnSampler,"
+        "remoteParentNotSampled:AlwaysOffSampler,localParentSampled:AlwaysOnSampler,"
+        "localParentNotSampled:AlwaysOffSampler}"
+    )
+    chosen = tracing.sampler_of(
+        {"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.5"}
+    )
+    assert chosen.get_description() == "TraceIdRatioBased{0.5}"
+
+
+async def test_a_request_not_recorded_still_logs_its_trace_id(
+    database_url: str, captured_logs: list[str]
+) -> None:
+    memory = InMemorySpanExporter()
+    assert tracing.configure({"OTEL_TRACES_SAMPLER": "parentbased_always_off"}, exporter=memory)
+    runtime = Runtime.build(make_settings(database_url))
+    try:
+        app = create_app(runtime.settings, runtime)
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            before = len(captured_logs)
+            assert (await c.get("/v1/applications")).status_code == 401
+            assert memory.get_finished_spans() == ()  # not sampled: nothing recorded
+            lines = [orjson.loads(line) for line in captured_logs[before:]]
+            (access,) = [e for e in lines if e.get("logger") == "gatehouse.access"]
+            assert len(access["trace_id"]) == 32
+            # The caller sampled its trace: this request is recorded, in that trace.
+            assert (await c.get("/v1/applications", headers={"traceparent": PARENT})).status_code
+            (span,) = memory.get_finished_spans()
+            assert hex_trace(span) == TRACE_ID
+    finally:
+        await runtime.close()
+        tracing.shutdown()
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 Installed outside the edge (web/edge.py) only while traces are on (tracing.py), so that off
 it costs nothing. The span continues the caller's trace when the request carries W3C
-`traceparent` (and `tracestate`, `baggage`: OTEL_PROPAGATORS decides); it is named by the
+`traceparent` (and `tracestate`, `baggage`); it is named by the
 method and the route template, never the path (a path may carry a sign-in token), and
 carries the status and the principal (tenant and key, or staff member).
 """
@@ -16,6 +16,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gatehouse import tracing
 from gatehouse.web.edge_access import principal_fields
 
+PROPAGATION_HEADERS = frozenset({b"traceparent", b"tracestate", b"baggage"})
+
 
 class TraceMiddleware:
     def __init__(self, app: ASGIApp) -> None:
@@ -25,8 +27,12 @@ class TraceMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        # Only the propagation headers (W3C trace context and baggage): most requests carry
+        # none, and then there is nothing to extract.
         carrier = {
-            name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]
+            name.decode("latin-1"): value.decode("latin-1")
+            for name, value in scope["headers"]
+            if name in PROPAGATION_HEADERS
         }
         method = scope["method"]
         status = [0]
@@ -38,7 +44,7 @@ class TraceMiddleware:
 
         with tracing.tracer().start_as_current_span(
             method,
-            context=propagate.extract(carrier),
+            context=propagate.extract(carrier) if carrier else None,
             kind=SpanKind.SERVER,
             attributes={"http.request.method": method},
             record_exception=True,
