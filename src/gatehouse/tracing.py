@@ -213,18 +213,23 @@ def current_ids() -> tuple[str, str] | None:
     return format(context.trace_id, "032x"), format(context.span_id, "016x")
 
 
-def statement(dialect: str, sql: str) -> contextlib.AbstractContextManager[Any]:
-    """A span for one database statement inside the current span (nothing otherwise)."""
+def statement(dialect: str, sql: object) -> contextlib.AbstractContextManager[Any]:
+    """A span for one database statement inside a recorded span (nothing otherwise).
+
+    `sql` is the SQL, or a statement object whose text is made (compiled) only when the span
+    is recorded: compiling costs as much as a small read.
+    """
     if _tracer is None:
         return _NOTHING
-    from opentelemetry import trace
+    from opentelemetry import trace  # imported already: the tracer is made
 
     if not trace.get_current_span().is_recording():
         return _NOTHING
+    text = sql if isinstance(sql, str) else str(sql)
     return _tracer.start_as_current_span(
-        _statement_name(sql),
+        _statement_name(text),
         kind=trace.SpanKind.CLIENT,
-        attributes={"db.system": dialect, "db.statement": sql},
+        attributes={"db.system": dialect, "db.statement": text},
     )
 
 

@@ -284,7 +284,7 @@ class Database:
         several statements that must agree use `read()` instead.
         """
         if self._sqlite_reader is not None:
-            with tracing.statement(self.dialect, _sql_of(statement)):
+            with tracing.statement(self.dialect, statement):
                 return await self._sqlite_reader.fetch_all(statement, params)
         async with self.read_engine.connect() as connection:
             return (await connection.execute(statement, params)).all()
@@ -323,11 +323,6 @@ class Database:
             await self.read_engine.dispose()
         if self._sqlite_reader is not None:
             await self._sqlite_reader.dispose()
-
-
-def _sql_of(statement: Executable) -> str:
-    """The statement's SQL for its span (computed only while traces are on)."""
-    return str(statement) if tracing.enabled() else ""
 
 
 def split_pool(pool_size: int) -> tuple[int, int]:
