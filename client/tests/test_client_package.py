@@ -63,13 +63,13 @@ def test_build_makes_a_wheel_and_an_sdist_that_pass_twine_check(tmp_path: Path) 
     expected = gatehouse_client.__version__
     (wheel,) = dist.glob("*.whl")
     (sdist,) = dist.glob("*.tar.gz")
-    assert wheel.name == f"gatehouse_client-{expected}-py3-none-any.whl"
-    assert sdist.name == f"gatehouse_client-{expected}.tar.gz"
+    assert wheel.name == f"gatehouse_kyc_client-{expected}-py3-none-any.whl"
+    assert sdist.name == f"gatehouse_kyc_client-{expected}.tar.gz"
     run("-m", "twine", "check", "--strict", wheel, sdist, cwd=tmp_path)
 
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        info = f"gatehouse_client-{expected}.dist-info"
+        info = f"gatehouse_kyc_client-{expected}.dist-info"
         metadata = Parser().parsestr(archive.read(f"{info}/METADATA").decode())
     assert "gatehouse_client/py.typed" in names
     assert {"gatehouse_client/signing.py", "gatehouse_client/_event_data.py"} <= names
