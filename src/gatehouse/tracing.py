@@ -1,7 +1,8 @@
 """OpenTelemetry traces, configured by the standard OTEL_* variables (docs/operations.md,
 "Traces").
 
-Off unless an exporter is asked for: `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+The SDK and the exporter are the optional extra `gatehouse-kyc[otel]` (the API comes with
+FastAPI). Off unless an exporter is asked for: `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) turns on the OTLP/HTTP exporter, and
 `OTEL_TRACES_EXPORTER` names exporters outright (`otlp`, `console`, `none`). Off, nothing of
 the SDK is imported and every hook below is one `is None` test: no middleware is installed
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -64,6 +66,25 @@ T = TypeVar("T")
 
 class TracingSettingsError(ValueError):
     """An OTEL_* variable this process cannot honour; the message is one line naming it."""
+
+
+# The SDK and the OTLP exporter are the optional extra `gatehouse-kyc[otel]`.
+OTEL_EXTRA_MISSING = (
+    "{setting} asks for traces, but the OpenTelemetry SDK is not installed: install "
+    "gatehouse-kyc[otel] (pip install 'gatehouse-kyc[otel]'), or build the container image "
+    "with --build-arg EXTRAS=otel"
+)
+
+
+def sdk_installed(exporters: list[str]) -> bool:
+    """The SDK, and the OTLP exporter when it is asked for, can be imported (looked up)."""
+    needed = ["opentelemetry.sdk"]
+    if "otlp" in exporters:
+        needed.append("opentelemetry.exporter.otlp.proto.http")
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in needed)
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
 
 
 def exporters_asked(environ: Mapping[str, str]) -> list[str]:
@@ -118,7 +139,15 @@ def _check_ratio(value: str) -> None:
 
 def check_environment(environ: Mapping[str, str] | None = None) -> None:
     """Refuse OTEL_* settings that cannot work (every command calls this at start)."""
-    exporters_asked(os.environ if environ is None else environ)
+    environ = os.environ if environ is None else environ
+    asked = exporters_asked(environ)
+    if asked and not sdk_installed(asked):
+        named = (
+            "OTEL_TRACES_EXPORTER"
+            if environ.get("OTEL_TRACES_EXPORTER")
+            else ("OTEL_EXPORTER_OTLP_ENDPOINT")
+        )
+        raise TracingSettingsError(OTEL_EXTRA_MISSING.format(setting=named))
 
 
 def configure(
@@ -130,6 +159,7 @@ def configure(
     if _tracer is not None:
         return True
     environ = os.environ if environ is None else environ
+    check_environment(environ)
     asked = exporters_asked(environ)
     if exporter is None and not asked:
         return False

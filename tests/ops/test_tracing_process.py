@@ -124,3 +124,53 @@ def test_settings_that_cannot_work_stop_every_command_with_one_line(
     assert len(lines) == 1, done.stderr
     assert named in lines[0]
     assert not (tmp_path / "gatehouse.db").exists()  # refused before anything was done
+
+
+WITHOUT_SDK = """\
+import sys
+for name in ("opentelemetry.sdk", "opentelemetry.exporter"):
+    sys.modules[name] = None
+from gatehouse.cli import main
+sys.argv[0] = "gatehouse"
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("setting", "named"),
+    [
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT"),
+        ({"OTEL_TRACES_EXPORTER": "console"}, "OTEL_TRACES_EXPORTER"),
+    ],
+)
+def test_without_the_otel_extra_traces_are_refused_saying_what_to_install(
+    tmp_path: Path, setting: dict[str, str], named: str
+) -> None:
+    """The SDK is the optional extra `gatehouse-kyc[otel]`: `sys.modules[name] = None` makes
+    it unimportable in a fresh interpreter, as when it is not installed."""
+    env = clean_env(database_url=f"sqlite:///{tmp_path}/gatehouse.db")
+    env.update(setting)
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_SDK, "migrate"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if line.strip()]
+    assert named in line
+    assert "install gatehouse-kyc[otel]" in line
+    assert "EXTRAS=otel" in line
+    # Without an OTEL_* setting asking for traces, the same interpreter migrates.
+    plain = clean_env(database_url=f"sqlite:///{tmp_path}/gatehouse.db")
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_SDK, "migrate"],
+        env=plain,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
