@@ -2,6 +2,7 @@
 
 from gatehouse.storage.tables import (
     applications,
+    console,
     core,
     dashboard,
     documents_custody,
@@ -13,6 +14,7 @@ from gatehouse.storage.tables import (
 
 __all__ = [
     "applications",
+    "console",
     "core",
     "dashboard",
     "documents_custody",
