@@ -25,6 +25,7 @@ import functools
 import importlib.util
 import os
 from collections.abc import Callable, Coroutine, Iterator, Mapping
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from gatehouse import __version__, logs
@@ -57,6 +58,10 @@ DEFAULT_RATIO = 0.01
 PRINCIPAL_ATTRIBUTES = ("tenant_id", "key_id", "staff_id")
 
 _tracer: Tracer | None = None
+# True inside a recorded request or outbound span: the one test a statement makes before it
+# opens a span (a context variable read, where asking OpenTelemetry for the current span and
+# whether it records costs some microseconds per statement).
+_recording: ContextVar[bool] = ContextVar("gatehouse_span_recording", default=False)
 _provider: Any = None
 _NOTHING = contextlib.nullcontext()
 
@@ -249,18 +254,27 @@ def statement(dialect: str, sql: object) -> contextlib.AbstractContextManager[An
     `sql` is the SQL, or a statement object whose text is made (compiled) only when the span
     is recorded: compiling costs as much as a small read.
     """
-    if _tracer is None:
+    if _tracer is None or not _recording.get():
         return _NOTHING
     from opentelemetry import trace  # imported already: the tracer is made
 
-    if not trace.get_current_span().is_recording():
-        return _NOTHING
     text = sql if isinstance(sql, str) else str(sql)
     return _tracer.start_as_current_span(
         _statement_name(text),
         kind=trace.SpanKind.CLIENT,
         attributes={"db.system": dialect, "db.statement": text},
     )
+
+
+def mark_recording(span: Span) -> Token[bool] | None:
+    """Note that `span`, just made current, records (its statements get spans); the token
+    to reset when it ends, or None when it does not record."""
+    return _recording.set(True) if span.is_recording() else None
+
+
+def unmark_recording(token: Token[bool] | None) -> None:
+    if token is not None:
+        _recording.reset(token)
 
 
 def _statement_name(sql: str) -> str:
@@ -313,7 +327,11 @@ def outbound(name: str, attributes: Mapping[str, Any]) -> Iterator[Span | None]:
     clean = {key: value for key, value in attributes.items() if value is not None}
     kind = trace.SpanKind.PRODUCER
     with _tracer.start_as_current_span(name, kind=kind, attributes=clean) as span:
-        yield span
+        token = mark_recording(span)
+        try:
+            yield span
+        finally:
+            unmark_recording(token)
 
 
 def traced_outbound(

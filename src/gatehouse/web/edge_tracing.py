@@ -50,6 +50,7 @@ class TraceMiddleware:
             kind=SpanKind.SERVER,
         )
         token = context.attach(trace.set_span_in_context(span))
+        recording = tracing.mark_recording(span)
         try:
             await self.app(scope, receive, send_status)
         except BaseException as exc:
@@ -61,6 +62,7 @@ class TraceMiddleware:
             if span.is_recording():
                 _describe(span, scope, method, status[0])
             span.end()
+            tracing.unmark_recording(recording)
             context.detach(token)
 
 
