@@ -12,7 +12,7 @@ import yaml
 from pydantic import ValidationError
 
 from gatehouse.settings import MIN_DB_POOL_SIZE, Settings
-from gatehouse.storage.db import Database, split_pool
+from gatehouse.storage.db import Database
 
 ROOT = Path(__file__).resolve().parents[2]
 POSTGRES_DEFAULT_BUDGET = 100 - 3
@@ -24,19 +24,11 @@ def default_of(value: str) -> str:
     return found.group(1) if found else value
 
 
-@pytest.mark.parametrize("size", [5, 6, 10, 16, 40])
-def test_a_process_opens_at_most_its_pool_size(size: int) -> None:
-    engine, prepared = split_pool(size)
-    assert engine + prepared == size
-    assert prepared >= 1
-    assert engine >= MIN_DB_POOL_SIZE - 1  # what the workers hold at once
-
-
-async def test_the_engine_pool_is_three_quarters_of_the_pool_size() -> None:
+async def test_the_one_pool_of_a_process_is_its_pool_size() -> None:
     db = Database("postgresql://nobody@127.0.0.1:1/none", pool_size=12)
     try:
-        assert db.write_engine.pool.size() == 9  # type: ignore[attr-defined]
-        assert "Current Overflow: -9" in db.write_engine.pool.status()
+        assert db.write_engine.pool.size() == 12  # type: ignore[attr-defined]
+        assert "Current Overflow: -12" in db.write_engine.pool.status()
     finally:
         await db.dispose()
 
@@ -57,5 +49,5 @@ def test_compose_stays_within_postgresqls_default_max_connections() -> None:
     api_processes = int(default_of(serve[serve.index("--workers") + 1]))
     assert "--no-worker" in serve
     workers = int(services["worker"]["deploy"]["replicas"])
-    # Each process's pool, one LISTEN per worker process, one for the migrate service.
-    assert (api_processes + workers) * pool + workers + 1 <= POSTGRES_DEFAULT_BUDGET
+    # Each process's pool and its one LISTEN (credentials or wake-ups), and the migrate service.
+    assert (api_processes + workers) * (pool + 1) + 1 <= POSTGRES_DEFAULT_BUDGET

@@ -165,9 +165,9 @@ def test_the_postgresql_overlay_scales_out_within_the_default_connection_budget(
         args = container["args"]
         per_pod = int(args[args.index("--workers") + 1]) if "--workers" in args else 1
         processes += deployment["spec"]["replicas"] * per_pod
-        if "--no-worker" not in args:  # a process running workers LISTENs on one more
-            listeners += deployment["spec"]["replicas"] * per_pod
+        # Each process LISTENs on one more (credentials in API processes, wake-ups in workers).
+        listeners += deployment["spec"]["replicas"] * per_pod
     # docs/operations.md, "Connections": processes x pool size, the LISTEN connections, and
     # the migrate Job's one.
-    assert listeners == 2
+    assert listeners == 4
     assert processes * pool + listeners + 1 <= POSTGRES_DEFAULT_BUDGET
