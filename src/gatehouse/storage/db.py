@@ -135,6 +135,7 @@ class Database:
         self.url = async_url(url)
         self.dialect = make_url(self.url).get_backend_name()
         self.is_sqlite = self.dialect == "sqlite"
+        self._transaction_pooler = transaction_pooler
         self._sqlite_reader: SqliteReader | None = None
         if self.is_sqlite:
             _refuse_in_memory(self.url)
@@ -180,13 +181,12 @@ class Database:
             # in autocommit on the same pool (bench/RESULTS.md).
             # Behind a transaction pooler (storage/pooler.py) a statement is prepared and run
             # inside one transaction, so reads run in transactions there.
-            self.read_engine = (
-                self.write_engine
-                if transaction_pooler
-                else self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
-            )
+            # The driver's own statements (prepared reads, `transaction()`) hold their
+            # transactions through asyncpg, on connections SQLAlchemy keeps in autocommit.
+            self._driver_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
+            self.read_engine = self.write_engine if transaction_pooler else self._driver_engine
             # Prepared reads run on this pool's connections too (one pool owner).
-            self._prepared = PostgresRunner(self.read_engine, in_transaction=transaction_pooler)
+            self._prepared = PostgresRunner(self._driver_engine, in_transaction=transaction_pooler)
         self._write = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = async_sessionmaker(self.read_engine, expire_on_commit=False)
         self._trace_statements()
@@ -227,9 +227,11 @@ class Database:
             async with self.write_engine.begin() as connection:
                 yield connection
             return
+        # Behind a transaction pooler every statement runs inside the transaction
+        # (storage/pooler.py): it begins at once.
         async with (
-            self.read_engine.connect() as connection,
-            driver_transaction(connection, lazy=lazy),
+            self._driver_engine.connect() as connection,
+            driver_transaction(connection, lazy=lazy and not self._transaction_pooler),
         ):
             yield connection
 
