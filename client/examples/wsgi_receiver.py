@@ -1,4 +1,4 @@
-"""A plain WSGI receiver for Gatehouse webhooks (standard library plus gatehouse-client).
+"""A plain WSGI receiver for Gatehouse webhooks (standard library plus gatehouse-kyc-client).
 
 Run:  GATEHOUSE_WEBHOOK_SECRETS=whsec_new,whsec_old GATEHOUSE_TENANT_ID=ten_... \
       python wsgi_receiver.py        (or mount `application` in any WSGI server)

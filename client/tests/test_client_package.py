@@ -63,24 +63,24 @@ def test_build_makes_a_wheel_and_an_sdist_that_pass_twine_check(tmp_path: Path) 
     expected = gatehouse_client.__version__
     (wheel,) = dist.glob("*.whl")
     (sdist,) = dist.glob("*.tar.gz")
-    assert wheel.name == f"gatehouse_client-{expected}-py3-none-any.whl"
-    assert sdist.name == f"gatehouse_client-{expected}.tar.gz"
+    assert wheel.name == f"gatehouse_kyc_client-{expected}-py3-none-any.whl"
+    assert sdist.name == f"gatehouse_kyc_client-{expected}.tar.gz"
     run("-m", "twine", "check", "--strict", wheel, sdist, cwd=tmp_path)
 
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        info = f"gatehouse_client-{expected}.dist-info"
+        info = f"gatehouse_kyc_client-{expected}.dist-info"
         metadata = Parser().parsestr(archive.read(f"{info}/METADATA").decode())
     assert "gatehouse_client/py.typed" in names
     assert {"gatehouse_client/signing.py", "gatehouse_client/_event_data.py"} <= names
     assert f"{info}/licenses/LICENSE" in names
     assert not any(n.startswith(("tests/", "examples/")) for n in names)
-    assert metadata["Name"] == "gatehouse-client"
+    assert metadata["Name"] == "gatehouse-kyc-client"
     assert metadata["Version"] == expected
     assert metadata["License-Expression"] == "Apache-2.0"
     assert metadata["Requires-Python"] == ">=3.11"
     assert metadata["Description-Content-Type"] == "text/markdown"
-    assert "pip install gatehouse-client" in (metadata.get_payload() or "")
+    assert "pip install gatehouse-kyc-client" in (metadata.get_payload() or "")
     requires = metadata.get_all("Requires-Dist") or []
     assert [r for r in requires if "extra ==" not in r] == ["httpx>=0.27"]
     assert "Typing :: Typed" in (metadata.get_all("Classifier") or [])

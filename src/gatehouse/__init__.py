@@ -1,3 +1,3 @@
 """Gatehouse: self-hostable onboarding platform."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from sqlalchemy import text
 from starlette.responses import Response
 
-from gatehouse import __version__, metrics
+from gatehouse import __version__, metrics, tracing
 from gatehouse.api.openapi import OPERATIONS as tenant_operations
 from gatehouse.api.routes import router as tenant_router
 from gatehouse.api.webhooks import router as webhooks_router
@@ -79,6 +79,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.include_router(console_router)
     _add_operational_routes(app, runtime)
     app.add_middleware(EdgeMiddleware, runtime=runtime)
+    if tracing.enabled():  # the request's span, outside the edge (docs/operations.md, "Traces")
+        from gatehouse.web.edge_tracing import TraceMiddleware
+
+        app.add_middleware(TraceMiddleware)
     # A request meets only the routes of its own surface (web/dispatch.py).
     dispatch.install(app)
     return app

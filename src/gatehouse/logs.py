@@ -14,6 +14,7 @@ import re
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, TextIO
 
@@ -24,6 +25,9 @@ from sqlalchemy.exc import StatementError
 REDACTED = "[redacted]"
 # The Service-Request-Id of the request being served, added to every log line.
 REQUEST_ID: ContextVar[str | None] = ContextVar("gatehouse_request_id", default=None)
+# Set by tracing.configure while traces are on: the (trace_id, span_id) of the span in
+# progress, added to every line written inside one (docs/operations.md, "Traces").
+trace_ids: Callable[[], tuple[str, str] | None] | None = None
 _PATTERNS = [
     re.compile(r"service_[a-z0-9]{12,32}_[A-Za-z0-9]{32,64}"),
     re.compile(r"staff_[a-z0-9]{12,32}_[A-Za-z0-9]{32,64}"),
@@ -198,6 +202,10 @@ class JsonFormatter(logging.Formatter):
         request_id = REQUEST_ID.get()
         if request_id is not None:
             entry["request_id"] = request_id
+        if trace_ids is not None:
+            ids = trace_ids()
+            if ids is not None:
+                entry["trace_id"], entry["span_id"] = ids
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = value

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from gatehouse import tracing
 from gatehouse.crypto import Crypto
 from gatehouse.keyed_lock import KeyedLock
 from gatehouse.limits.credentials import CredentialCache
@@ -30,7 +31,12 @@ class Runtime:
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
-        db = Database(settings.database_url)
+        tracing.configure()  # OTEL_* variables: traces on or off for this process
+        db = Database(
+            settings.database_url,
+            pool_size=settings.db_pool_size,
+            transaction_pooler=settings.transaction_pooler,
+        )
         return cls(
             settings=settings,
             db=db,

@@ -23,12 +23,18 @@ SHORT_KEY = (
     f"must be at least {MIN_SECRET_KEY} characters; make one with "
     "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
 )
-# The s3:// document store's client (boto3) is the optional extra `gatehouse[s3]`
+# The s3:// document store's client (boto3) is the optional extra `gatehouse-kyc[s3]`
 # (docs/operations.md, "Containers").
 S3_EXTRA_MISSING = (
-    "the s3:// document store needs boto3, which is not installed: install gatehouse[s3] "
-    "(pip install 'gatehouse[s3]'), or build the container image with --build-arg EXTRAS=s3"
+    "the s3:// document store needs boto3, which is not installed: install gatehouse-kyc[s3] "
+    "(pip install 'gatehouse-kyc[s3]'), or build the container image with --build-arg EXTRAS=s3"
 )
+
+# Connections per process (docs/operations.md, "Connections"): the default, and the least
+# that works: the background workers hold up to four at once (a webhook claim, a batch of
+# webhook records, a verification callback's claim or record, a sweep), plus one for requests.
+DEFAULT_DB_POOL_SIZE = 16
+MIN_DB_POOL_SIZE = 5
 
 
 def s3_client_installed() -> bool:
@@ -82,6 +88,22 @@ class Settings(BaseSettings):
     # The staff queue flags a case waiting on the applicant for this many days, and staff can
     # send a reminder (docs/workstation.md "Reminders").
     info_request_reminder_days: int = Field(default=3, ge=1, le=365)
+    # The most PostgreSQL connections one process opens (docs/operations.md, "Connections").
+    db_pool_size: int = DEFAULT_DB_POOL_SIZE
+    # `transaction` when GATEHOUSE_DATABASE_URL is a pooler in transaction mode, such as
+    # pgbouncer (docs/operations.md, "Behind a connection pooler"; storage/pooler.py).
+    database_pooler: Literal["none", "transaction"] = "none"
+
+    @field_validator("db_pool_size")
+    @classmethod
+    def _pool_fits_the_workers(cls, value: int) -> int:
+        if value < MIN_DB_POOL_SIZE:
+            raise ValueError(
+                f"GATEHOUSE_DB_POOL_SIZE={value} is smaller than the {MIN_DB_POOL_SIZE} "
+                "connections a process needs (its background workers hold up to "
+                f"{MIN_DB_POOL_SIZE - 1} at once, and requests need one more)"
+            )
+        return value
 
     @field_validator("document_store")
     @classmethod
@@ -141,6 +163,10 @@ class Settings(BaseSettings):
                 + ")"
             )
         return self
+
+    @property
+    def transaction_pooler(self) -> bool:
+        return self.database_pooler == "transaction" and not self.is_sqlite
 
     @property
     def is_sqlite(self) -> bool:

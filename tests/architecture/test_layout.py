@@ -64,6 +64,7 @@ BANDS: dict[int, set[str]] = {
         "runtime",
         "settings",
         "storage",
+        "tracing",
         "web",
     },
     0: {"domain", "errors", "ids", "timeutil"},

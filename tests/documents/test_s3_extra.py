@@ -1,4 +1,4 @@
-"""boto3 is the optional extra `gatehouse[s3]` (docs/operations.md, "Containers").
+"""boto3 is the optional extra `gatehouse-kyc[s3]` (docs/operations.md, "Containers").
 
 Without it, an `s3://` document store is refused when the settings load, with a message
 that says what to install, and the commands stop there (exit 2, one line, no traceback);
@@ -50,7 +50,7 @@ def without_boto3(
 
 
 def test_the_message_says_what_to_install() -> None:
-    assert "install gatehouse[s3]" in S3_EXTRA_MISSING
+    assert "install gatehouse-kyc[s3]" in S3_EXTRA_MISSING
     assert "EXTRAS=s3" in S3_EXTRA_MISSING
 
 
@@ -120,7 +120,7 @@ def test_commands_stop_at_start_with_the_message(tmp_path: Path) -> None:
         done = run_cli_without_boto3(tmp_path, *command)
         assert done.returncode == 2, (command, done.returncode, done.stderr)
         assert "GATEHOUSE_DOCUMENT_STORE" in done.stderr, done.stderr
-        assert "install gatehouse[s3]" in " ".join(done.stderr.split()), done.stderr
+        assert "install gatehouse-kyc[s3]" in " ".join(done.stderr.split()), done.stderr
         assert "Traceback" not in done.stderr, done.stderr
         assert "ImportError" not in done.stderr, done.stderr
     # Refused before anything was done: no database file was made.

@@ -21,7 +21,7 @@ def test_version_prints_the_installed_version(tmp_path: Path) -> None:
     done = run(["--version"], clean_env(), tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"gatehouse {__version__}\n"
-    assert __version__ == version("gatehouse")  # the package metadata agrees
+    assert __version__ == version("gatehouse-kyc")  # the package metadata agrees
 
 
 def test_migrate_status_names_an_older_revision_and_changes_nothing(

@@ -170,7 +170,7 @@ def test_the_image_refuses_an_s3_store_and_says_what_to_install(
         message = " ".join(done.stderr.split())
         assert done.returncode == 2, (command, done.returncode, done.stderr)
         assert "GATEHOUSE_DOCUMENT_STORE" in message, message
-        assert "install gatehouse[s3]" in message, message
+        assert "install gatehouse-kyc[s3]" in message, message
         assert "--build-arg EXTRAS=s3" in message, message
         assert "Traceback" not in done.stderr, done.stderr
 

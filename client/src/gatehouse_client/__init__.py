@@ -1,4 +1,4 @@
-"""gatehouse-client: the Gatehouse tenant API, with the integration rules built in.
+"""gatehouse-kyc-client: the Gatehouse tenant API, with the integration rules built in.
 
 - `Client` / `AsyncClient`: one method per tenant route, typed answers that keep
   unknown fields, typed errors, and retries that never duplicate a write

@@ -261,7 +261,11 @@ def keys_rotate() -> None:
     crypto = Crypto(settings.resolved_secret_key(), settings.previous_key_list)
 
     async def main() -> dict[str, object]:
-        db = Database(settings.database_url)
+        db = Database(
+            settings.database_url,
+            pool_size=settings.db_pool_size,
+            transaction_pooler=settings.transaction_pooler,
+        )
         try:
             store = open_store(settings.document_store, db)
             sealed = await seal_legacy_documents(db, crypto, store, utcnow())

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from gatehouse import tracing
 from gatehouse.settings import Settings
 from gatehouse.storage.migrate import upgrade
 
@@ -22,11 +23,10 @@ log = logging.getLogger("gatehouse.cli")
 
 def fail(message: str) -> NoReturn:
     """A clear one-line error on stderr and exit status 2 (no traceback)."""
-    # escape(): a message is text, never markup (`gatehouse[s3]` must not vanish).
-    # soft_wrap: one line however narrow the terminal (rich wraps at 80 columns otherwise).
+    # escape(): a message is text, never markup (`gatehouse-kyc[s3]` must not vanish).
     console.print(
         f"[red]error:[/red] {escape(message)}", markup=True, highlight=False, soft_wrap=True
-    )
+    )  # soft_wrap: one line, however narrow the terminal
     raise typer.Exit(2)
 
 
@@ -42,6 +42,10 @@ def load_settings(host: str | None = None, port: int | None = None) -> Settings:
             for e in exc.errors()
         )
         fail(f"invalid settings: {problems}")
+    try:
+        tracing.check_environment()  # OTEL_* (docs/operations.md, "Traces")
+    except tracing.TracingSettingsError as exc:
+        fail(f"invalid settings: {exc}")
     if settings.public_url is None and host is not None and port is not None:
         # A wildcard bind is shown as the loopback address (a comparison, not a bind).
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104

@@ -105,6 +105,7 @@ async def require_session(request: Request, scope: str | None = None) -> LiveCon
     live = await find_session(runtime, browser.read_cookie(request, runtime.settings, COOKIE_NAME))
     if live is None:
         return signed_out_page(request)
+    request.state.principal = live.principal.key  # the key it acts as, on the access line
     if scope is not None and not live.principal.holds(scope):
         return forbidden_page(request, live, f"This page needs an API key with the {scope} scope.")
     return live

@@ -53,6 +53,7 @@ async def current_viewer(request: Request) -> Viewer | None:
     )
     if live is None:
         return None
+    request.state.staff = live.principal  # who asked, on the access line
     return Viewer(live.principal, live.session_id, live.csrf_token)
 
 

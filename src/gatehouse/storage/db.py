@@ -41,6 +41,8 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.base import Executable
 
+from gatehouse import tracing
+from gatehouse.storage import pooler
 from gatehouse.storage.prepared import PostgresRunner, PreparedRead, SqliteRunner
 from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
 from gatehouse.storage.tx_statements import driver_transaction
@@ -49,8 +51,8 @@ log = logging.getLogger("gatehouse.storage")
 
 READ_POOL_SIZE = 8
 READ_MAX_OVERFLOW = 8
-POSTGRES_POOL_SIZE = 24
-POSTGRES_MAX_OVERFLOW = 16
+# PostgreSQL connections per process, unless a pool size is given (GATEHOUSE_DB_POOL_SIZE).
+POSTGRES_POOL_SIZE = 16
 # How long a SQLite write waits for the one before it (the write pool's one connection).
 SQLITE_WRITE_WAIT_SECONDS = 60
 
@@ -122,10 +124,18 @@ class Database:
     """The two session factories every service uses: `read()` and `write()`,
     and `fetch_all()` for reads that are a single statement."""
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        echo: bool = False,
+        pool_size: int = POSTGRES_POOL_SIZE,
+        transaction_pooler: bool = False,
+    ) -> None:
         self.url = async_url(url)
         self.dialect = make_url(self.url).get_backend_name()
         self.is_sqlite = self.dialect == "sqlite"
+        self._transaction_pooler = transaction_pooler
         self._sqlite_reader: SqliteReader | None = None
         if self.is_sqlite:
             _refuse_in_memory(self.url)
@@ -158,21 +168,39 @@ class Database:
                 self.url,
                 echo=echo,
                 hide_parameters=True,
-                # Idle connections kept: enough for the requests one process has in flight
-                # under load. Connections beyond it are opened and closed per checkout,
-                # which cost a connect and fresh prepared statements each (bench/RESULTS.md).
-                pool_size=POSTGRES_POOL_SIZE,
-                max_overflow=POSTGRES_MAX_OVERFLOW,
+                # The one pool of the process (the prepared reads borrow from it too), which
+                # never overflows: processes x pool size is the whole budget
+                # (docs/operations.md, "Connections").
+                pool_size=pool_size,
+                max_overflow=0,
                 pool_pre_ping=False,
+                connect_args=pooler.engine_connect_args() if transaction_pooler else {},
             )
             # Under READ COMMITTED every statement takes its own snapshot, so wrapping
             # reads in a transaction only adds BEGIN and COMMIT round trips: reads run
             # in autocommit on the same pool (bench/RESULTS.md).
-            self.read_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
+            # Behind a transaction pooler (storage/pooler.py) a statement is prepared and run
+            # inside one transaction, so reads run in transactions there.
+            # The driver's own statements (prepared reads, `transaction()`) hold their
+            # transactions through asyncpg, on connections SQLAlchemy keeps in autocommit.
+            self._driver_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
+            self.read_engine = self.write_engine if transaction_pooler else self._driver_engine
             # Prepared reads run on this pool's connections too (one pool owner).
-            self._prepared = PostgresRunner(self.read_engine)
+            self._prepared = PostgresRunner(self._driver_engine, in_transaction=transaction_pooler)
         self._write = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = async_sessionmaker(self.read_engine, expire_on_commit=False)
+        self._trace_statements()
+
+    def _trace_statements(self) -> None:
+        """Statement spans while traces are on (tracing.py; docs/operations.md, "Traces"),
+        on the engines whose statements run in the event loop's thread. `fetch_all` on
+        SQLite and `fetch_prepared` run theirs in other threads or outside SQLAlchemy: they
+        open their spans around the call."""
+        engines = [self.write_engine]  # on PostgreSQL the read engine shares its events
+        if self.is_sqlite:
+            engines.append(self.read_engine)
+        for engine in engines:
+            tracing.instrument_engine(engine.sync_engine, self.dialect)
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
@@ -199,9 +227,11 @@ class Database:
             async with self.write_engine.begin() as connection:
                 yield connection
             return
+        # Behind a transaction pooler every statement runs inside the transaction
+        # (storage/pooler.py): it begins at once.
         async with (
-            self.read_engine.connect() as connection,
-            driver_transaction(connection, lazy=lazy),
+            self._driver_engine.connect() as connection,
+            driver_transaction(connection, lazy=lazy and not self._transaction_pooler),
         ):
             yield connection
 
@@ -221,7 +251,8 @@ class Database:
         several statements that must agree use `read()` instead.
         """
         if self._sqlite_reader is not None:
-            return await self._sqlite_reader.fetch_all(statement, params)
+            with tracing.statement(self.dialect, statement):
+                return await self._sqlite_reader.fetch_all(statement, params)
         async with self.read_engine.connect() as connection:
             return (await connection.execute(statement, params)).all()
 
@@ -234,7 +265,8 @@ class Database:
         committed before it is seen), without SQLAlchemy's per-execution work.
         """
         compiled = prepared.compiled(self.write_engine.dialect)
-        raw = await self._prepared.fetch(compiled, compiled.values(params or {}))
+        with tracing.statement(self.dialect, compiled.sql):
+            raw = await self._prepared.fetch(compiled, compiled.values(params or {}))
         return compiled.rows(raw)
 
     @property

@@ -3,8 +3,8 @@
 The history is one chain, 0001 → 0002 → … (docs/platform.md, "Migrations").
 Migrating takes a database-wide lock first, so processes that start together
 on an empty database migrate one after another: the first creates the schema,
-the others find it at head. PostgreSQL: a session advisory lock on a fixed key,
-held by a connection of its own. SQLite: an exclusive lock on a file beside the
+the others find it at head. PostgreSQL: a transaction's advisory lock on a fixed
+key, held by a transaction of its own. SQLite: an exclusive lock on a file beside the
 database (`<database>-migrate.lock`, mode 0600).
 
 Databases created while the history had one branch per area (core, webhooks,
@@ -121,21 +121,20 @@ def _upgrade(connection: Connection, url: str) -> None:
 async def _postgres_lock(url: str) -> AsyncIterator[None]:
     engine = null_pool_engine(url)
     try:
-        async with engine.connect() as connection:
-            await connection.execution_options(isolation_level="AUTOCOMMIT")
+        # A transaction's advisory lock, held by a transaction kept open while migrating and
+        # released when it ends: a pooler in transaction mode keeps one server connection
+        # for a transaction, never for a session (storage/pooler.py).
+        async with engine.begin() as connection:
             key = {"key": MIGRATION_LOCK_KEY}
             taken = await connection.scalar(
-                text("SELECT pg_try_advisory_lock(CAST(:key AS bigint))"), key
+                text("SELECT pg_try_advisory_xact_lock(CAST(:key AS bigint))"), key
             )
             if not taken:
                 log.info("waiting for another process to finish migrating")
-                await connection.execute(text("SELECT pg_advisory_lock(CAST(:key AS bigint))"), key)
-            try:
-                yield
-            finally:
                 await connection.execute(
-                    text("SELECT pg_advisory_unlock(CAST(:key AS bigint))"), key
+                    text("SELECT pg_advisory_xact_lock(CAST(:key AS bigint))"), key
                 )
+            yield
     finally:
         await engine.dispose()
 

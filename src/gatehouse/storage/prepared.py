@@ -275,8 +275,11 @@ class PostgresRunner:
     throw it away (`invalidate`), and its pool opens a new one when needed.
     """
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, in_transaction: bool = False) -> None:
         self._engine = engine
+        # Behind a transaction pooler (storage/pooler.py): each read in a transaction of its
+        # own, so that its statement is prepared and run on one server connection.
+        self._in_transaction = in_transaction
         self._idle: list[tuple[AsyncConnection, Any]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -294,7 +297,12 @@ class PostgresRunner:
             connection = await self._engine.connect()
             driver = (await connection.get_raw_connection()).driver_connection
         try:
-            rows: list[Any] = await driver.fetch(compiled.sql, *values)
+            rows: list[Any]
+            if self._in_transaction:
+                async with driver.transaction(readonly=True):
+                    rows = await driver.fetch(compiled.sql, *values)
+            else:
+                rows = await driver.fetch(compiled.sql, *values)
         except asyncpg.PostgresError:
             await self._give_back(connection, driver)
             raise

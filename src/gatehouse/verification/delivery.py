@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 from sqlalchemy import ColumnElement, and_, case, func, or_, select
 
-from gatehouse import metrics
+from gatehouse import metrics, tracing
 from gatehouse.domain.verification import (
     OPEN_CALLBACK_STATUSES,
     CallbackStatus,
@@ -187,6 +187,7 @@ async def _record(runtime: Runtime, callback: ClaimedCallback, result: PostResul
         return "retry"
 
 
+@tracing.traced_outbound("verification callback", lambda _, c: {"callback_id": c.id})
 async def _deliver(runtime: Runtime, callback: ClaimedCallback) -> None:
     """One attempt and its record; never raises, so one callback cannot stop the others."""
     try:
@@ -201,6 +202,7 @@ async def _deliver(runtime: Runtime, callback: ClaimedCallback) -> None:
         "attempt": callback.attempt,
     }
     metrics.CALLBACK_ATTEMPT_SECONDS.observe(result.latency_ms / 1000)
+    tracing.record_http_result(result.status, result.error)
     log.info(
         "verification callback attempt",
         extra={

@@ -267,7 +267,8 @@ async def staff_from_token_parts(request: Request, id_part: str, secret: str) ->
             token_hash,
             secret,
         )
-    return StaffPrincipal(staff_id, email, role)
+    request.state.staff = principal = StaffPrincipal(staff_id, email, role)  # the access line
+    return principal
 
 
 def require_role(principal: StaffPrincipal, role: str) -> None:

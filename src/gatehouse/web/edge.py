@@ -123,7 +123,7 @@ def record(exchange: Exchange) -> None:
     )
     metrics.observe(scope["method"], template or "unmatched", status, seconds)
     if access_log.isEnabledFor(logging.INFO):
-        log_access(scope["method"], template, exchange.path, status, seconds)
+        log_access(scope["method"], template, exchange.path, status, seconds, exchange.state)
     exchange.close()
 
 

@@ -4,8 +4,10 @@
 the process should be given work: every check below passes.
 
 - `database`: a round trip (`SELECT 1`);
-- `redis`: a PING, when GATEHOUSE_REDIS_URL is set (`not configured` otherwise, which
-  passes);
+- `redis`: a PING, when GATEHOUSE_REDIS_URL is set (`not configured` otherwise). Redis
+  never decides readiness: the rate limits fail open without it, so a Redis outage is
+  reported as `degraded` and the process stays ready (taking every API process out of the
+  load balancer for a Redis blip would turn a degraded limit into an outage);
 - `migrations`: the database's revision is the head of this version's history (`ok`), or a
   revision this version does not know (`ahead`: a newer version migrated it during a rolling
   upgrade; passes, since a release's migrations only add to the schema while both versions
@@ -29,7 +31,9 @@ from sqlalchemy.exc import DBAPIError
 from gatehouse.runtime import Runtime
 
 READY_TIMEOUT_SECONDS = 2.0
-PASSING = frozenset({"ok", "not configured", "ahead"})
+PASSING = frozenset({"ok", "not configured", "ahead", "degraded"})
+# Checks whose failure is reported as `degraded` rather than `down` (they never fail /readyz).
+DEGRADABLE = frozenset({"redis"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +48,18 @@ class Readiness:
     def status_code(self) -> int:
         return 200 if self.ready else 503
 
+    @property
+    def degraded(self) -> list[str]:
+        return sorted(name for name, value in self.checks.items() if value == "degraded")
+
     def body(self) -> dict[str, object]:
-        return {"status": "ready" if self.ready else "unready", "checks": self.checks}
+        body: dict[str, object] = {
+            "status": "ready" if self.ready else "unready",
+            "checks": self.checks,
+        }
+        if self.degraded:
+            body["degraded"] = self.degraded
+        return body
 
 
 @functools.cache
@@ -107,6 +121,8 @@ async def _check(probe: Callable[[Runtime], Awaitable[str]], runtime: Runtime) -
 async def readiness(runtime: Runtime) -> Readiness:
     """Run the checks (the database and Redis at once, then the migrations)."""
     database, redis = await asyncio.gather(_check(_database, runtime), _check(_redis, runtime))
+    if redis == "down":
+        redis = "degraded"  # the limits fail open: see DEGRADABLE
     migrations = await _check(_migrations, runtime) if database == "ok" else "unknown"
     return Readiness({"database": database, "redis": redis, "migrations": migrations})
 

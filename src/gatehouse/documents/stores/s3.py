@@ -7,7 +7,7 @@ the shared config files, instance and container roles). With an endpoint of its 
 addresses buckets by path (`endpoint/bucket/key`), which every such service understands,
 unless the AWS config file chooses an `addressing_style`. The bucket must exist.
 
-boto3 is the optional extra `gatehouse[s3]`: without it the settings refuse an s3:// store
+boto3 is the optional extra `gatehouse-kyc[s3]`: without it the settings refuse an s3:// store
 (`settings.S3_EXTRA_MISSING`), and a document kept in S3 earlier cannot be read (S3Unavailable,
 with the same message).
 
@@ -55,7 +55,7 @@ def _client() -> Any:
 
 
 class S3Unavailable(RuntimeError):
-    """boto3 is not installed (the `gatehouse[s3]` extra)."""
+    """boto3 is not installed (the `gatehouse-kyc[s3]` extra)."""
 
 
 def _new_client(own_endpoint: bool) -> Any:

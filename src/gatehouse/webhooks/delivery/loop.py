@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from gatehouse import metrics
+from gatehouse import metrics, tracing
 from gatehouse.outbound.transport import PostResult, close_client, post_json
 from gatehouse.runtime import Runtime
 from gatehouse.storage.leases import pause, seconds_until
@@ -202,6 +202,7 @@ class DeliveryWorker:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._slot_freed.wait(), 0.5)
 
+    @tracing.traced_outbound("webhook delivery", lambda _self, claim: claim.log_fields())
     async def _send(self, claim: Claim) -> None:
         result = await attempt(self.runtime, claim)
         self.stats.attempted += 1
@@ -252,6 +253,7 @@ async def attempt(runtime: Runtime, claim: Claim) -> PostResult:
 def observe(claim: Claim, result: PostResult) -> None:
     """Count one attempt and log it: ids, attempt number, status or error, latency."""
     metrics.observe_webhook_attempt(result.status, result.latency_ms)
+    tracing.record_http_result(result.status, result.error)
     log.info(
         "webhook attempt",
         extra={
