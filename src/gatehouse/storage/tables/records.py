@@ -32,9 +32,7 @@ class LegalHold(Base):
 
     __tablename__ = "legal_holds"
 
-    application_id: Mapped[str] = mapped_column(
-        ForeignKey("applications.id"), primary_key=True
-    )
+    application_id: Mapped[str] = mapped_column(ForeignKey("applications.id"), primary_key=True)
     reason: Mapped[str] = mapped_column(Text)
     placed_by: Mapped[str] = mapped_column(String(80))
     placed_at: Mapped[datetime] = mapped_column(UTCDateTime)

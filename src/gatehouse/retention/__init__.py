@@ -1,0 +1,16 @@
+"""Retention and legal holds (docs/operations.md, "Retention")."""
+
+from gatehouse.retention.queries import hold_of
+from gatehouse.retention.schemas import HoldDetails, LegalHoldView, PlannedErasure, hold_details
+from gatehouse.retention.service import plan, run_retention_sweep, set_legal_hold
+
+__all__ = [
+    "HoldDetails",
+    "LegalHoldView",
+    "PlannedErasure",
+    "hold_details",
+    "hold_of",
+    "plan",
+    "run_retention_sweep",
+    "set_legal_hold",
+]
