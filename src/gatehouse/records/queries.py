@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.storage.tables.core import AuditEntry
@@ -54,13 +55,17 @@ CHAINED = (
 async def lock_head(session: AsyncSession) -> AuditChain:
     """The chain head, locked until the transaction ends: the sealers' one lock
     (a row lock on PostgreSQL; SQLite's write transaction holds the whole file)."""
-    head = await session.scalar(
-        select(AuditChain).where(AuditChain.id == HEAD_ID).with_for_update()
-    )
-    if head is None:  # the migration inserts it; a database restored without it gets it back
-        head = AuditChain(id=HEAD_ID, seq=0, hash="0" * 64, sealed_at=None)
-        session.add(head)
-        await session.flush()
+    locking = select(AuditChain).where(AuditChain.id == HEAD_ID).with_for_update()
+    head = await session.scalar(locking)
+    if head is None:  # the migration inserts it; a database emptied without it gets it back
+        try:
+            async with session.begin_nested():
+                session.add(AuditChain(id=HEAD_ID, seq=0, hash="0" * 64, sealed_at=None))
+        except IntegrityError:  # another sealer put it back first
+            pass
+        head = await session.scalar(locking)
+    if head is None:
+        raise RuntimeError("the audit chain's head row cannot be read")
     return head
 
 
