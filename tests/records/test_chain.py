@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import func, select
 
 from gatehouse.audit.context import WriteContext
-from gatehouse.records import GENESIS, seal_pending, verify_chain, verify_head
+from gatehouse.records import GENESIS, Verdict, seal_pending, verify_chain, verify_head
 from gatehouse.records.sealing import seal_batch
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry
 from tests.records.support import delete_sealed, docs_entry_hash, swap, tamper
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
+
+
+def body(verdict: Verdict) -> dict[str, Any]:
+    return dict(verdict.body)
 
 
 async def write_entries(runtime: Runtime, count: int, *, actor: str = "cli") -> None:
@@ -57,7 +62,7 @@ async def test_writers_leave_entries_unsealed_and_the_sealer_links_them_in_order
         prev = entry.hash
     verdict = await verify_chain(runtime.db)
     assert verdict.intact
-    assert verdict.body == {"entries": 7, "head": {"seq": 7, "hash": prev}}
+    assert body(verdict) == {"entries": 7, "head": {"seq": 7, "hash": prev}}
     # More entries continue the chain from its head.
     await write_entries(runtime, 2)
     assert await seal_pending(runtime) == 2
@@ -67,7 +72,8 @@ async def test_writers_leave_entries_unsealed_and_the_sealer_links_them_in_order
 
 async def test_an_empty_chain_verifies(runtime: Runtime) -> None:
     verdict = await verify_chain(runtime.db)
-    assert verdict.intact and verdict.body == {"entries": 0, "head": {"seq": 0, "hash": GENESIS}}
+    assert verdict.intact
+    assert body(verdict) == {"entries": 0, "head": {"seq": 0, "hash": GENESIS}}
 
 
 async def test_sealers_running_at_once_never_number_an_entry_twice(runtime: Runtime) -> None:
@@ -95,8 +101,8 @@ async def test_verify_names_the_altered_entry(
     await tamper(runtime, 3, **change)
     verdict = await verify_chain(runtime.db)
     assert not verdict.intact
-    assert verdict.body["brokenAt"] == broken_at  # type: ignore[typeddict-item]
-    assert verdict.body["reason"].startswith(reason)  # type: ignore[typeddict-item]
+    assert body(verdict)["brokenAt"] == broken_at
+    assert body(verdict)["reason"].startswith(reason)
 
 
 async def test_verify_names_a_removed_entry_and_a_cut_end(runtime: Runtime) -> None:
@@ -104,12 +110,12 @@ async def test_verify_names_a_removed_entry_and_a_cut_end(runtime: Runtime) -> N
     await seal_pending(runtime)
     await delete_sealed(runtime, 6)
     verdict = await verify_chain(runtime.db)
-    assert verdict.body == {"brokenAt": 6, "reason": verdict.body["reason"]}  # type: ignore[typeddict-item]
-    assert verdict.body["reason"].startswith("missing")  # type: ignore[typeddict-item]
+    assert body(verdict) == {"brokenAt": 6, "reason": body(verdict)["reason"]}
+    assert body(verdict)["reason"].startswith("missing")
     await delete_sealed(runtime, 2)
     verdict = await verify_chain(runtime.db)
-    assert verdict.body["brokenAt"] == 2  # type: ignore[typeddict-item]
-    assert verdict.body["reason"].startswith("missing")  # type: ignore[typeddict-item]
+    assert body(verdict)["brokenAt"] == 2
+    assert body(verdict)["reason"].startswith("missing")
 
 
 async def test_verify_names_reordered_entries(runtime: Runtime) -> None:
@@ -118,7 +124,7 @@ async def test_verify_names_reordered_entries(runtime: Runtime) -> None:
     await swap(runtime, 4, 5)
     verdict = await verify_chain(runtime.db)
     assert not verdict.intact
-    assert verdict.body == {  # type: ignore[comparison-overlap]
+    assert body(verdict) == {
         "brokenAt": 4,
         "reason": "moved: the entry at seq 4 was sealed as seq 5",
     }
@@ -139,8 +145,8 @@ async def test_the_signed_head_proves_the_chain_up_to_it(
     await write_entries(runtime, 3)
     await seal_pending(runtime)
     verdict = await verify_head(runtime.db, runtime.crypto, kept)
-    assert verdict.intact, verdict.body
-    assert verdict.body["head"] == {"seq": head["seq"], "hash": head["hash"]}  # type: ignore[typeddict-item]
+    assert verdict.intact, body(verdict)
+    assert body(verdict)["head"] == {"seq": head["seq"], "hash": head["hash"]}
     # A forged head: another hash, another seq, a made-up signature, not JSON at all.
     for forged in (
         {**head, "hash": "0" * 63 + "1"},
@@ -153,12 +159,13 @@ async def test_the_signed_head_proves_the_chain_up_to_it(
     ):
         verdict = await verify_head(runtime.db, runtime.crypto, json.dumps(forged))
         assert not verdict.intact
-        assert verdict.body["reason"].startswith("forged")  # type: ignore[typeddict-item]
+        assert body(verdict)["reason"].startswith("forged")
     assert not (await verify_head(runtime.db, runtime.crypto, "not json")).intact
     # A rewritten chain: the head's entry no longer holds its hash.
     await tamper(runtime, 2, action="rewritten")
     verdict = await verify_head(runtime.db, runtime.crypto, kept)
-    assert not verdict.intact and verdict.body["brokenAt"] == 2  # type: ignore[typeddict-item]
+    assert not verdict.intact
+    assert body(verdict)["brokenAt"] == 2
 
 
 async def test_head_and_export_need_an_admin(client: httpx.AsyncClient, runtime: Runtime) -> None:
@@ -221,7 +228,8 @@ async def test_staff_audit_lists_show_seq_and_hash_once_sealed(
     )
     assert renamed.status_code == 200
     before = (await client.get(path, headers=staff.headers)).json()["data"]
-    assert before and all(e["seq"] is None and e["hash"] is None for e in before)
+    assert before
+    assert all(e["seq"] is None and e["hash"] is None for e in before)
     await seal_pending(runtime)
     after = (await client.get(path, headers=staff.headers)).json()["data"]
     assert all(isinstance(e["seq"], int) and len(e["hash"]) == 64 for e in after)
