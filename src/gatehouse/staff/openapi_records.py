@@ -20,6 +20,15 @@ HEAD_EXAMPLE: AuditHead = {
     "signature": "a1b2c3.5e" + "0" * 62,
 }
 
+EXPORT = (
+    '{"seq":1,"at":"2026-11-26T18:00:00.000Z","actor":"staff:stf_1a2b3c4d5e6f",'
+    '"action":"tenant.updated","target":"ten_4d3c2b1a0f9e","tenantId":"ten_4d3c2b1a0f9e",'
+    '"applicationId":null,"requestId":"req_7d6c5b4a3f2e","prevHash":"' + "0" * 64 + '",'
+    '"hash":"' + "9f2c" + "0" * 60 + '"}\n'
+    '{"head":{"seq":1,"hash":"' + "9f2c" + "0" * 60 + '","at":"2026-11-26T18:00:02.000Z",'
+    '"signature":"a1b2c3.' + "5e" + "0" * 62 + '"}}\n'
+)
+
 OPERATIONS: OperationTable = {
     ("GET", "/staff/v1/audit/head"): Op(
         "getAuditHead",
@@ -31,7 +40,7 @@ OPERATIONS: OperationTable = {
     ("GET", "/staff/v1/audit/export"): Op(
         "exportAudit",
         "Every sealed audit entry as NDJSON, then the signed head",
-        {200: Media({"application/x-ndjson": {"schema": {"type": "string"}}})},
+        {200: Media({"application/x-ndjson": {"schema": {"type": "string"}, "example": EXPORT}})},
         access=ADMIN,
         query=(
             Query("from", "Entries at or after this time (RFC 3339).", TIME),
