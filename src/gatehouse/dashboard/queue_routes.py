@@ -26,6 +26,7 @@ from gatehouse.domain.workstation import (
     age_words,
 )
 from gatehouse.errors import GatehouseError
+from gatehouse.retention import hold_details, hold_of
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
 
@@ -143,6 +144,7 @@ async def render_case(
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
         case = await case_file(session, client_id)
+        legal_hold = hold_details(await hold_of(session, client_id))
     if case is None:
         return render(
             request,
@@ -158,6 +160,7 @@ async def render_case(
         "note": not erased,
         "assign": not erased,
         "erase": not erased and viewer.principal.at_least(Role.ADMIN),
+        "records": not erased and viewer.principal.at_least(Role.MLRO),
     }
     moves = case.moves_for(viewer.principal)
     days = runtime.settings.info_request_reminder_days
@@ -188,6 +191,7 @@ async def render_case(
             "form": form or {},
             "notice": notice,
             "decision_error": decision_error,
+            "legal_hold": legal_hold,
         },
         status_code=status_code,
     )
@@ -225,4 +229,5 @@ _NOTICES = {
     "noted": "Note added. Only staff can see it.",
     "assigned": "Assignment changed.",
     "reminded": "Reminder sent: the tenant was told, and can send the applicant a fresh link.",
+    "hold": "Legal hold changed.",
 }
