@@ -70,3 +70,25 @@ async def test_an_analyst_sees_the_hold_but_no_pack_or_form(
         f"{page_path}/legal-hold", data={"csrf_token": csrf, "hold": "place", "hold_reason": "x"}
     )
     assert refused.status_code == 403
+
+
+async def test_an_admin_sets_retention_on_the_tenant_page(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
+) -> None:
+    admin = await make_staff(runtime, "admin")
+    csrf = await dashboard_sign_in(client, admin)
+    path = f"/dashboard/tenants/{tenant.tenant_id}"
+    page = await client.get(path)
+    assert "Rejected cases: kept" in page.text
+    refused = await client.post(
+        f"{path}/retention", data={"csrf_token": csrf, "rejectedDays": "0", "abandonedDays": ""}
+    )
+    assert refused.status_code == 400
+    assert 'id="f-rejectedDays-error"' in refused.text
+    saved = await client.post(
+        f"{path}/retention", data={"csrf_token": csrf, "rejectedDays": "365", "abandonedDays": ""}
+    )
+    assert saved.status_code == 303
+    page = await client.get(path)
+    assert "erased 365 days after rejection" in page.text
+    assert "Cases never submitted: kept" in page.text

@@ -1,6 +1,7 @@
-"""Records on the case page (docs/audit-and-evidence.md; docs/operations.md, "Retention"): the
-evidence pack's download and the legal hold, for MLROs and above. Each calls the service of the
-staff API route it mirrors, so both are audited the same way."""
+"""Records on the dashboard (docs/audit-and-evidence.md; docs/operations.md, "Retention"): on the
+case page the evidence pack's download and the legal hold, for MLROs and above; on the tenant
+page its retention, for admins. Each calls the service of the staff API route it mirrors, so
+each is audited the same way."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse.accounts.service import update_tenant
 from gatehouse.dashboard.forms import Refused, form_action
 from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer, require_viewer
+from gatehouse.dashboard.tenants_routes import render_tenant
+from gatehouse.domain.numbers import decimal_or_none
 from gatehouse.domain.principals import Role
 from gatehouse.errors import GatehouseError
 from gatehouse.evidence import evidence_pack, render_pdf
@@ -78,3 +82,34 @@ async def legal_hold(request: Request, client_id: str) -> Response:
 
     fields = {"reason": "hold_reason", "hold": "hold_reason"}
     return await form_action(request, again, run, role=Role.MLRO, fields=fields, default="records")
+
+
+def _days(form: FormData, name: str) -> object:
+    """A form's number of days: empty is null; text that is no number is left for the
+    service to refuse, naming the field."""
+    text = form.get(name)
+    text = text.strip() if isinstance(text, str) else ""
+    if not text:
+        return None
+    number = decimal_or_none(text)
+    return text if number is None else number
+
+
+@router.post("/dashboard/tenants/{tenant_id}/retention")
+async def retention(request: Request, tenant_id: str) -> Response:
+    """The tenant's retention periods (admin+), as `PATCH /staff/v1/tenants/{tenantId}`."""
+
+    async def run(viewer: Viewer, form: FormData) -> Response:
+        periods = {"rejectedDays": _days(form, "rejectedDays")}
+        periods["abandonedDays"] = _days(form, "abandonedDays")
+        ctx = write_context(request, viewer.principal)
+        await update_tenant(runtime_of(request), ctx, tenant_id, {"retention": periods})
+        return see_other(f"/dashboard/tenants/{tenant_id}?done=retention")
+
+    async def again(viewer: Viewer, form: FormData, refused: Refused) -> Response:
+        return await render_tenant(
+            request, viewer, tenant_id, errors=refused.errors, status_code=refused.status_code
+        )
+
+    fields = {f"retention.{name}": name for name in ("rejectedDays", "abandonedDays")}
+    return await form_action(request, again, run, role=Role.ADMIN, fields=fields)

@@ -158,6 +158,7 @@ _NOTICES = {
     "branding": "Portal branding saved.",
     "logo": "Logo saved.",
     "logo-removed": "Logo removed.",
+    "retention": "Retention saved.",
 }
 
 
