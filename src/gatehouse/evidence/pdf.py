@@ -10,7 +10,7 @@ monospaced face, so a text extraction (`pdftotext`) gives each one whole.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,10 +27,12 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from gatehouse.evidence.schemas import EvidencePack
+from gatehouse.records import SealedEntry
 
 DEBIAN_FONTS = Path("/usr/share/fonts/truetype/dejavu")
 BUNDLED_FONTS = Path(reportlab.__file__).parent / "fonts"
 MARGIN = 18 * mm
+AUDIT_CHUNK = 30
 
 
 @cache
@@ -163,6 +165,28 @@ def _decisions_and_notes(pack: EvidencePack) -> list[Flowable]:
     return out
 
 
+def _audit_table(entries: Sequence[SealedEntry]) -> Table:
+    """One table of entries, in the monospaced face: a row of fields, then the entry's hash
+    on a row of its own (drawn across the empty cells beside it)."""
+    _regular, _bold, mono = fonts()
+    data: list[list[Any]] = [["seq", "at", "actor", "action", "target"]]
+    for entry in entries:
+        data.append([entry["seq"], entry["at"], entry["actor"], entry["action"], entry["target"]])
+        data.append(["", entry["hash"], "", "", ""])
+    table = Table(data, colWidths=[12 * mm, 36 * mm, 42 * mm, 42 * mm, None], hAlign="LEFT")
+    table.setStyle(
+        TableStyle(
+            [
+                ("FONT", (0, 0), (-1, -1), mono, 6.5),
+                ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.grey),
+                ("TOPPADDING", (0, 0), (-1, -1), 1),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+            ]
+        )
+    )
+    return table
+
+
 def _audit(pack: EvidencePack) -> list[Flowable]:
     head = pack["auditHead"]
     out: list[Flowable] = [
@@ -171,25 +195,13 @@ def _audit(pack: EvidencePack) -> list[Flowable]:
         _p(f"Head hash {head['hash']}", "mono"),
         Spacer(1, 4),
     ]
-    regular, _bold, mono = fonts()
-    data: list[list[Any]] = [["seq", "at", "actor", "action", "target"]]
-    commands: list[Any] = [
-        ("FONT", (0, 0), (-1, -1), regular, 7),
-        ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.grey),
-    ]
-    for entry in pack["audit"]:
-        data.append([entry["seq"], entry["at"], entry["actor"], entry["action"], entry["target"]])
-        data.append(["", entry["hash"], "", "", ""])
-        row = len(data) - 1
-        commands += [
-            ("SPAN", (1, row), (-1, row)),
-            ("FONT", (1, row), (1, row), mono, 6.5),
-            ("TEXTCOLOR", (1, row), (1, row), colors.dimgrey),
-        ]
-    widths = [12 * mm, 36 * mm, 45 * mm, 45 * mm, None]
-    table = Table(data, colWidths=widths, repeatRows=1, hAlign="LEFT")
-    table.setStyle(TableStyle(commands))
-    out.append(table if pack["audit"] else _p("No sealed entries yet."))
+    entries = pack["audit"]
+    # Tables of AUDIT_CHUNK entries: a table split across pages costs reportlab time that
+    # grows with its length, so a long trail is many short tables (bench/evidence_pdf.py).
+    for start in range(0, len(entries), AUDIT_CHUNK):
+        out.append(_audit_table(entries[start : start + AUDIT_CHUNK]))
+    if not entries:
+        out.append(_p("No sealed entries yet."))
     return out
 
 
