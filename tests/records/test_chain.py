@@ -13,11 +13,13 @@ from sqlalchemy import func, select
 
 from gatehouse.audit.context import WriteContext
 from gatehouse.records import GENESIS, Verdict, seal_pending, verify_chain, verify_head
-from gatehouse.records.sealing import seal_batch
+from gatehouse.records.sealing import run_sealer, seal_batch
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry
+from gatehouse.workers import registered_workers
 from tests.records.support import delete_sealed, docs_entry_hash, swap, tamper
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
+from tests.support.patience import patient
 
 
 def body(verdict: Verdict) -> dict[str, Any]:
@@ -233,3 +235,21 @@ async def test_staff_audit_lists_show_seq_and_hash_once_sealed(
     await seal_pending(runtime)
     after = (await client.get(path, headers=staff.headers)).json()["data"]
     assert all(isinstance(e["seq"], int) and len(e["hash"]) == 64 for e in after)
+
+
+async def test_the_workers_seal_what_writers_commit(runtime: Runtime) -> None:
+    """The sealer runs among the workers and seals new entries without being asked."""
+    assert "audit_sealer" in [name for name, _ in registered_workers()]
+    stop = asyncio.Event()
+    worker = asyncio.create_task(run_sealer(runtime, stop))
+    try:
+        await write_entries(runtime, 3)
+        deadline = asyncio.get_running_loop().time() + patient(10)
+        while asyncio.get_running_loop().time() < deadline:
+            if all(entry.seq is not None for entry in await stored(runtime)):
+                break
+            await asyncio.sleep(0.2)
+        assert [entry.seq for entry in await stored(runtime)] == [1, 2, 3]
+    finally:
+        stop.set()
+        await worker
