@@ -10,6 +10,7 @@ monospaced face, so a text extraction (`pdftotext`) gives each one whole.
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
@@ -147,10 +148,28 @@ def _requests(pack: EvidencePack) -> list[Flowable]:
     return out
 
 
-def _decisions_and_notes(pack: EvidencePack) -> list[Flowable]:
+def _shown(value: object) -> str:
+    """A value of the screening or risk view in words: lists and objects as compact JSON."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return "" if value is None else str(value)
+
+
+def _screening_and_risk(pack: EvidencePack) -> list[Flowable]:
     out: list[Flowable] = [_p("Screening and risk", "h2")]
-    out.append(_p("Not part of this version." if pack["screening"] is None else pack["screening"]))
-    out.append(_p("Decisions", "h2"))
+    for title, view in (("Screening", pack["screening"]), ("Risk", pack["risk"])):
+        if view is None:
+            out.append(_p(f"{title}: not part of this version."))
+        elif isinstance(view, dict):
+            out.append(_p(title, "small"))
+            out.append(_pairs((str(key), _shown(value)) for key, value in view.items()))
+        else:
+            out.append(_p(f"{title}: {_shown(view)}"))
+    return out
+
+
+def _decisions_and_notes(pack: EvidencePack) -> list[Flowable]:
+    out: list[Flowable] = [_p("Decisions", "h2")]
     for d in pack["decisions"]:
         who = d["byEmail"] or d["byRole"] or "system"
         line = f"{d['at']} · {d['action']} · {d['fromStatus']} → {d['toStatus']} · by {who}"
@@ -242,7 +261,14 @@ def render_pdf(pack: EvidencePack) -> bytes:
         invariant=1,
     )
     story: list[Flowable] = []
-    for section in (_case, _documents, _requests, _decisions_and_notes, _audit):
+    for section in (
+        _case,
+        _documents,
+        _requests,
+        _screening_and_risk,
+        _decisions_and_notes,
+        _audit,
+    ):
         story.extend(section(pack))
     decorate = _page_decorations(pack)
     doc.build(story, onFirstPage=decorate, onLaterPages=decorate)
