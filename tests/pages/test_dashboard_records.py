@@ -46,6 +46,9 @@ async def test_an_mlro_downloads_the_pack_and_places_and_releases_a_hold(
     assert "legal hold" in page.text
     assert "Regulator&#39;s letter 7" in page.text
     assert "Release the legal hold" in page.text
+    tenant_page = await client.get(f"/dashboard/tenants/{tenant.tenant_id}")
+    held = tenant_page.text.split('id="legal-holds"', 1)[1].split("</ul>", 1)[0]
+    assert case.client_id in held
     released = await client.post(
         f"{page_path}/legal-hold",
         data={"csrf_token": csrf, "hold": "release", "hold_reason": "Closed"},
@@ -92,3 +95,4 @@ async def test_an_admin_sets_retention_on_the_tenant_page(
     page = await client.get(path)
     assert "erased 365 days after rejection" in page.text
     assert "Cases never submitted: kept" in page.text
+    assert "No application of this tenant is on legal hold." in page.text

@@ -94,3 +94,14 @@ async def place_hold(
 
 async def release_hold(session: AsyncSession, application_id: str) -> None:
     await session.execute(delete(LegalHold).where(LegalHold.application_id == application_id))
+
+
+async def holds_in_tenant(session: AsyncSession, tenant_id: str) -> list[LegalHold]:
+    """The tenant's applications on legal hold, newest hold first."""
+    stmt = (
+        select(LegalHold)
+        .join(Application, Application.id == LegalHold.application_id)
+        .where(Application.tenant_id == tenant_id)
+        .order_by(LegalHold.placed_at.desc(), LegalHold.application_id)
+    )
+    return list((await session.scalars(stmt)).all())
