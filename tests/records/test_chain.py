@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +23,9 @@ from gatehouse.workers import registered_workers
 from tests.records.support import delete_sealed, docs_entry_hash, swap, tamper
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
 from tests.support.patience import patient
+
+
+DOCS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "audit-and-evidence.md"
 
 
 def body(verdict: Verdict) -> dict[str, Any]:
@@ -253,3 +259,36 @@ async def test_the_workers_seal_what_writers_commit(runtime: Runtime) -> None:
     finally:
         stop.set()
         await worker
+
+
+async def test_the_docs_lines_recompute_a_full_export(
+    client: httpx.AsyncClient, runtime: Runtime, staff: StaffFixture, tmp_path: Path
+) -> None:
+    """The Python block of docs/audit-and-evidence.md, run as it is on an export."""
+    page = DOCS_PAGE.read_text()
+    script = page.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "check.py").write_text(script)
+    await write_entries(runtime, 6)
+    await seal_pending(runtime)
+    export = await client.get("/staff/v1/audit/export", headers=staff.headers)
+    (tmp_path / "audit.ndjson").write_bytes(export.content)
+    head = json.loads(export.text.splitlines()[-1])["head"]
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, str(tmp_path / "check.py"), str(tmp_path / "audit.ndjson")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.strip() == f"head {head['seq']} True", done.stderr
+    # An altered line is caught by the same lines.
+    lines = export.text.splitlines()
+    lines[2] = lines[2].replace("test.entry", "test.entrx")
+    (tmp_path / "audit.ndjson").write_text("\n".join(lines) + "\n")
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, str(tmp_path / "check.py"), str(tmp_path / "audit.ndjson")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "seq 3: altered" in done.stderr
