@@ -24,7 +24,6 @@ from tests.records.support import delete_sealed, docs_entry_hash, swap, tamper
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
 from tests.support.patience import patient
 
-
 DOCS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "audit-and-evidence.md"
 
 
