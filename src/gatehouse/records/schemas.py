@@ -1,5 +1,5 @@
 """Shapes of the records area and the view builders that fill them
-(docs/reference/staff-api.md, "Audit chain")."""
+(docs/reference/staff-api.md §14.1 to §14.3)."""
 
 from __future__ import annotations
 
