@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import and_, delete, exists, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -38,11 +39,23 @@ async def tenant_retention(session: AsyncSession, tenant_id: str) -> Retention:
     return Retention(row[0], row[1]) if row is not None else Retention()
 
 
+class Candidate(NamedTuple):
+    id: str
+    status: str
+    submitted_at: datetime | None
+    status_changed_at: datetime
+    updated_at: datetime
+
+
 async def candidates(
-    session: AsyncSession, tenant_id: str, retention: Retention, as_of: datetime
-) -> list[Application]:
+    session: AsyncSession,
+    tenant_id: str,
+    retention: Retention,
+    as_of: datetime,
+    limit: int | None = None,
+) -> list[Candidate]:
     """The tenant's applications a rule of `retention` erases at `as_of`: not erased, not on
-    legal hold, oldest change first."""
+    legal hold, oldest change first (at most `limit`)."""
     rules = []
     if retention.rejected_days is not None:
         rules.append(
@@ -63,7 +76,13 @@ async def candidates(
         return []
     held = exists().where(LegalHold.application_id == Application.id)
     stmt = (
-        select(Application)
+        select(
+            Application.id,
+            Application.status,
+            Application.submitted_at,
+            Application.status_changed_at,
+            Application.updated_at,
+        )
         .where(
             Application.tenant_id == tenant_id,
             Application.erased_at.is_(None),
@@ -71,8 +90,9 @@ async def candidates(
             or_(*rules),
         )
         .order_by(Application.updated_at, Application.id)
+        .limit(limit)
     )
-    return list((await session.scalars(stmt)).all())
+    return [Candidate(*row) for row in (await session.execute(stmt)).tuples()]
 
 
 async def hold_of(session: AsyncSession, application_id: str) -> LegalHold | None:

@@ -27,14 +27,19 @@ from gatehouse.timeutil import format_ts
 
 log = logging.getLogger("gatehouse.retention")
 ACTOR = "retention"  # the audit actor is `system:retention`
+# Applications erased per tenant and sweep: a backlog is worked off sweep after sweep.
+SWEEP_BATCH = 200
 
 
-async def plan(db: Database, as_of: datetime) -> list[PlannedErasure]:
-    """What the sweep would erase at `as_of`, tenant by tenant."""
+async def plan(
+    db: Database, as_of: datetime, *, per_tenant: int | None = None
+) -> list[PlannedErasure]:
+    """What the sweep would erase at `as_of`, tenant by tenant (at most `per_tenant` each)."""
     planned: list[PlannedErasure] = []
     async with db.read() as session:
         for tenant_id, retention in await queries.tenants_with_retention(session):
-            for application in await queries.candidates(session, tenant_id, retention, as_of):
+            found = await queries.candidates(session, tenant_id, retention, as_of, per_tenant)
+            for application in found:
                 rule = rule_for(
                     retention,
                     status=application.status,
@@ -86,7 +91,7 @@ async def run_retention_sweep(runtime: Runtime) -> int:
     """Erase what retention lets go now; how many applications were erased."""
     as_of = runtime.now()
     erased = 0
-    for planned in await plan(runtime.db, as_of):
+    for planned in await plan(runtime.db, as_of, per_tenant=SWEEP_BATCH):
         try:
             async with runtime.db.write() as session:
                 erased += await _erase_if_due(session, runtime, planned["clientId"], as_of)
