@@ -12,6 +12,8 @@ import pytest
 from gatehouse.retention import plan, run_retention_sweep
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application
+from gatehouse.storage.tables.core import Tenant
+from gatehouse.sweeps import run_sweeps_once, sweep_jobs
 from tests.support.audit import audit_actions
 from tests.support.cases import application_row, make_application
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
@@ -159,3 +161,16 @@ async def test_a_held_application_cannot_be_erased_until_released(
     assert (await client.post(erase, headers=staff.headers)).status_code == 200
     actions = [a[0] for a in await audit_actions(runtime, "application.legal_hold.%")]
     assert actions == ["application.legal_hold.placed", "application.legal_hold.released"]
+
+
+async def test_the_housekeeping_sweeps_run_retention(
+    runtime: Runtime, tenant: TenantFixture
+) -> None:
+    assert "retention" in [name for name, _ in sweep_jobs()]
+    async with runtime.db.write() as session:
+        row = await session.get_one(Tenant, tenant.tenant_id)
+        row.retention_abandoned_days = 1
+    case = await make_application(runtime, tenant.tenant_id)
+    await age(runtime, case.client_id, 2)
+    await run_sweeps_once(runtime)
+    assert (await application_row(runtime, case.client_id)).erased_at is not None
