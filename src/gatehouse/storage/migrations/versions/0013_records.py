@@ -1,7 +1,7 @@
 """records a regulator can trust: the audit chain, retention, legal holds
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26 18:00:00
 
 Audit entries gain `seq` and `hash` (null until the sealer links them into the chain,
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | Sequence[str] | None = "0011"
+down_revision: str | Sequence[str] | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
