@@ -1,4 +1,4 @@
-"""The sealed audit chain (docs/audit-and-evidence.md; docs/reference/staff-api.md §14.1-§14.3),
+"""The sealed audit chain (docs/audit-and-evidence.md; docs/reference/staff-api.md §16.1-§16.3),
 on SQLite and PostgreSQL: sealing, the tamper checks of `verify`, the signed head, the export."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The evidence pack (docs/reference/staff-api.md §14.4): roles, erasure, the JSON content and
+"""The evidence pack (docs/reference/staff-api.md §16.4): roles, erasure, the JSON content and
 the PDF's text as `pdftotext` extracts it, on SQLite and PostgreSQL."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Retention and legal holds (docs/operations.md, "Retention"; docs/reference/staff-api.md
-§14.5, §14.6), on SQLite and PostgreSQL: the tenant setting, the sweep through the one erasure
+§16.5, §16.6), on SQLite and PostgreSQL: the tenant setting, the sweep through the one erasure
 path, the plan, and holds."""
 
 from __future__ import annotations

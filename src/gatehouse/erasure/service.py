@@ -54,7 +54,7 @@ async def erase_application(
     pseudonymize: Callable[[str], str],
 ) -> Erased:
     """Erase one application; 404 when missing, 410 when already erased, 400
-    failed-precondition while on legal hold (docs/reference/staff-api.md §14.6)."""
+    failed-precondition while on legal hold (docs/reference/staff-api.md §16.6)."""
     at = ctx.now
     application = await application_for_write(session, client_id)
     if await session.get(LegalHold, application.id) is not None:

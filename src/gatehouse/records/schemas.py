@@ -1,5 +1,5 @@
 """Shapes of the records area and the view builders that fill them
-(docs/reference/staff-api.md §14.1 to §14.3)."""
+(docs/reference/staff-api.md §16.1 to §16.3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Use cases of the audit chain: the signed head and the NDJSON export
-(docs/reference/staff-api.md §14.2, §14.3)."""
+(docs/reference/staff-api.md §16.2, §16.3)."""
 
 from __future__ import annotations
 

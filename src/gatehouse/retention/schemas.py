@@ -1,4 +1,4 @@
-"""Shapes of retention and legal holds (docs/reference/staff-api.md §14.6)."""
+"""Shapes of retention and legal holds (docs/reference/staff-api.md §16.6)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Retention and legal holds (docs/operations.md, "Retention"; docs/reference/staff-api.md
-§14.5, §14.6).
+§16.5, §16.6).
 
 The retention sweep erases, through the one erasure path (`erasure.service`), the
 applications their tenant's retention lets go: each in its own transaction, the rule checked

@@ -7,6 +7,8 @@ from __future__ import annotations
 from gatehouse.staff import (
     openapi_cases,
     openapi_identity,
+    openapi_insights,
+    openapi_realignment,
     openapi_records,
     openapi_tenants,
     openapi_verification,
@@ -19,4 +21,6 @@ OPERATIONS: OperationTable = {
     **openapi_cases.OPERATIONS,
     **openapi_verification.OPERATIONS,
     **openapi_records.OPERATIONS,
+    **openapi_realignment.OPERATIONS,
+    **openapi_insights.OPERATIONS,
 }

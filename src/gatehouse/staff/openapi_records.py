@@ -1,5 +1,5 @@
 """What /openapi.json says about records a regulator can trust: the audit chain's head and
-export, the evidence pack and legal holds (docs/reference/staff-api.md §14)."""
+export, the evidence pack and legal holds (docs/reference/staff-api.md §16)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Staff routes of records a regulator can trust (docs/reference/staff-api.md
-§14.2 to §14.6): the signed chain head, the NDJSON export, an application's
+§16.2 to §16.6): the signed chain head, the NDJSON export, an application's
 evidence pack (PDF or JSON) and its legal hold."""
 
 from __future__ import annotations
