@@ -49,6 +49,7 @@ class _Key:
     hash_key: bytes
     aead: AESGCM
     sign_key: bytes
+    record_key: bytes
 
 
 def _derive(secret_key: str) -> _Key:
@@ -59,7 +60,11 @@ def _derive(secret_key: str) -> _Key:
 
     kid = sub(b"gatehouse/key-id").hex()[:6]
     return _Key(
-        kid, sub(b"gatehouse/hash"), AESGCM(sub(b"gatehouse/encrypt")), sub(b"gatehouse/sign")
+        kid,
+        sub(b"gatehouse/hash"),
+        AESGCM(sub(b"gatehouse/encrypt")),
+        sub(b"gatehouse/sign"),
+        sub(b"gatehouse/records"),
     )
 
 
@@ -181,6 +186,23 @@ class Crypto:
             hmac.compare_digest(self._mac(key, payload).encode("ascii"), sent) for key in self._ring
         ]
         return any(matches) and bool(sent)
+
+    # Signed records (the audit chain's head, docs/audit-and-evidence.md): a full HMAC-SHA256
+    # under a key of their own, carrying the key id so any key of the ring verifies it.
+
+    def sign_record(self, payload: bytes) -> str:
+        """`<kid>.<64 hex>`: a MAC of `payload` under the current key's record key."""
+        key = self._ring[0]
+        return f"{key.kid}.{hmac.new(key.record_key, payload, hashlib.sha256).hexdigest()}"
+
+    def verify_record(self, payload: bytes, signature: str) -> bool:
+        """Whether `signature` is `sign_record(payload)` under a key of the ring (constant
+        time); anything else, a key id outside the ring included, is not."""
+        kid, _, mac = signature.partition(".")
+        key = self._by_kid.get(kid)
+        expected = hmac.new((key or self._ring[0]).record_key, payload, hashlib.sha256)
+        sent = mac.encode("ascii") if mac.isascii() else b""
+        return hmac.compare_digest(expected.hexdigest().encode("ascii"), sent) and key is not None
 
     @staticmethod
     def _mac(key: _Key, payload: bytes) -> str:

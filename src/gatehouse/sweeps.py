@@ -24,6 +24,9 @@ def sweep_jobs() -> list[tuple[str, SweepJob]]:
     from gatehouse.erasure.service import erase_documents
 
     jobs.append(("erased_documents", erase_documents))
+    from gatehouse.retention import run_retention_sweep
+
+    jobs.append(("retention", run_retention_sweep))
     return jobs
 
 

@@ -45,6 +45,9 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
     from gatehouse.webhooks.delivery import run_delivery_worker
 
     workers.append(("webhooks", run_delivery_worker))
+    from gatehouse.records import run_sealer
+
+    workers.append(("audit_sealer", run_sealer))
     return workers
 
 

@@ -265,6 +265,8 @@ async def test_audit_trail_per_application_and_tenant(
         "action": "application.decision.release",
         "target": made.client_id,
         "requestId": release.headers["service-request-id"],
+        "seq": None,  # not sealed yet (docs/audit-and-evidence.md)
+        "hash": None,
     }
     assert entries[1]["action"] == "application.decision.hold"
     assert entries[-1]["actor"] == f"api_key:{tenant.key_id}"

@@ -8,6 +8,14 @@ from typing import Literal
 from typing_extensions import TypedDict
 
 
+class RetentionView(TypedDict):
+    """Days after which the retention sweep erases a case (docs/operations.md, "Retention");
+    null keeps it."""
+
+    rejectedDays: int | None
+    abandonedDays: int | None
+
+
 class TenantView(TypedDict):
     """A tenant; `environment` is `live` or `sandbox`, fixed at creation."""
 
@@ -21,6 +29,7 @@ class TenantView(TypedDict):
     displayName: str | None
     accentColor: str | None
     logoUrl: str | None
+    retention: RetentionView
 
 
 class TenantPage(TypedDict):

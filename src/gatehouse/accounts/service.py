@@ -23,6 +23,7 @@ from gatehouse.domain.branding import check_accent_color, check_display_name
 from gatehouse.domain.normalize import cut_text
 from gatehouse.domain.numbers import parse_int
 from gatehouse.domain.principals import ALL_SCOPES, DEFAULT_SCOPES
+from gatehouse.domain.retention import Retention, check_retention
 from gatehouse.domain.sandbox import check_environment
 from gatehouse.errors import invalid_argument, not_found
 from gatehouse.ids import new_id, random_token
@@ -62,6 +63,10 @@ def tenant_view(tenant: Tenant) -> TenantView:
         "displayName": tenant.display_name,
         "accentColor": tenant.accent_color,
         "logoUrl": logo_url(tenant),
+        "retention": {
+            "rejectedDays": tenant.retention_rejected_days,
+            "abandonedDays": tenant.retention_abandoned_days,
+        },
     }
 
 
@@ -137,7 +142,7 @@ async def update_tenant(
     runtime: Runtime, ctx: WriteContext, tenant_id: str, changes: dict[str, Any]
 ) -> TenantView:
     """PATCH: `name`, `webhookEndpointCap` (1 to 20), `displayName`, `accentColor`
-    (`#rrggbb`); null clears the last two."""
+    (`#rrggbb`); null clears the last two; `retention` (docs/operations.md, "Retention")."""
     values: dict[str, Any] = {}
     if "name" in changes:
         values["name"] = check_tenant_name(changes["name"])
@@ -147,7 +152,8 @@ async def update_tenant(
         values["display_name"] = check_display_name(changes["displayName"])
     if "accentColor" in changes:
         values["accent_color"] = check_accent_color(changes["accentColor"])
-    return await _change_tenant(runtime, ctx, tenant_id, values, "tenant.updated")
+    retention = changes.get("retention", ...)
+    return await _change_tenant(runtime, ctx, tenant_id, values, "tenant.updated", retention)
 
 
 async def set_tenant_status(
@@ -159,7 +165,12 @@ async def set_tenant_status(
 
 
 async def _change_tenant(
-    runtime: Runtime, ctx: WriteContext, tenant_id: str, values: dict[str, Any], action: str
+    runtime: Runtime,
+    ctx: WriteContext,
+    tenant_id: str,
+    values: dict[str, Any],
+    action: str,
+    retention: object = ...,
 ) -> TenantView:
     async with runtime.db.write() as session:
         tenant = await session.scalar(
@@ -167,6 +178,11 @@ async def _change_tenant(
         )
         if tenant is None:
             raise not_found("No such tenant.")
+        if retention is not ...:  # checked against the stored periods it changes
+            current = Retention(tenant.retention_rejected_days, tenant.retention_abandoned_days)
+            changed = check_retention(retention, current)
+            values["retention_rejected_days"] = changed.rejected_days
+            values["retention_abandoned_days"] = changed.abandoned_days
         for name, value in values.items():
             setattr(tenant, name, value)
         tenant.updated_at = ctx.now

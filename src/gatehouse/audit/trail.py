@@ -25,7 +25,8 @@ def entry_values(
     application_id: str | None = None,
     request_id: str | None = None,
 ) -> dict[str, Any]:
-    """The columns of one entry, with a fresh id."""
+    """The columns of one entry, with a fresh id; `seq` and `hash` are the sealer's to set
+    (docs/audit-and-evidence.md)."""
     return {
         "id": new_id("aud"),
         "at": at,
@@ -35,4 +36,6 @@ def entry_values(
         "tenant_id": tenant_id,
         "application_id": application_id,
         "request_id": request_id,
+        "seq": None,
+        "hash": None,
     }

@@ -32,6 +32,8 @@ def audit_entry_view(entry: AuditEntry) -> dict[str, Any]:
         "action": entry.action,
         "target": entry.target,
         "requestId": entry.request_id,
+        "seq": entry.seq,
+        "hash": entry.hash,
     }
 
 

@@ -26,13 +26,16 @@ class StaffApplicationPage(TypedDict):
 
 
 class AuditRecord(TypedDict):
-    """One audit entry: who did what to which target, and in which request."""
+    """One audit entry: who did what to which target, and in which request; `seq` and `hash`
+    its place in the sealed chain, null until sealed (docs/audit-and-evidence.md)."""
 
     at: str
     actor: str
     action: str
     target: str | None
     requestId: str | None
+    seq: int | None
+    hash: str | None
 
 
 class AuditPage(TypedDict):

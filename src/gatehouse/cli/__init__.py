@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from gatehouse import logs
+from gatehouse.cli.audit import audit_app, retention_app
 from gatehouse.cli.common import (
     console,
     fail,
@@ -38,6 +39,8 @@ keys_app = typer.Typer(
     help="The key ring (GATEHOUSE_SECRET_KEY and previous keys).", no_args_is_help=True
 )
 app.add_typer(keys_app, name="keys")
+app.add_typer(audit_app, name="audit")
+app.add_typer(retention_app, name="retention")
 app.command("repair")(repair_command)
 # Read by prometheus-client when the serving processes import it (gatehouse.metrics).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"

@@ -28,6 +28,7 @@ from gatehouse.domain.workstation import (
 )
 from gatehouse.errors import GatehouseError
 from gatehouse.realignment import intake_choices
+from gatehouse.retention import hold_details, hold_of
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
 
@@ -145,6 +146,7 @@ async def render_case(
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
         case = await case_file(session, client_id)
+        legal_hold = hold_details(await hold_of(session, client_id))
         choices = [] if case is None else await intake_choices(session, case.application)
     if case is None:
         return render(
@@ -161,6 +163,7 @@ async def render_case(
         "note": not erased,
         "assign": not erased,
         "erase": not erased and viewer.principal.at_least(Role.ADMIN),
+        "records": not erased and viewer.principal.at_least(Role.MLRO),
         # docs/case-work.md "Changing the intake", "Checking a status"
         "change_intake": not erased
         and viewer.principal.at_least(Role.MLRO)
@@ -197,6 +200,7 @@ async def render_case(
             "form": form or {},
             "notice": notice,
             "decision_error": decision_error,
+            "legal_hold": legal_hold,
         },
         status_code=status_code,
     )
@@ -234,6 +238,7 @@ _NOTICES = {
     "noted": "Note added. Only staff can see it.",
     "assigned": "Assignment changed.",
     "reminded": "Reminder sent: the tenant was told, and can send the applicant a fresh link.",
+    "hold": "Legal hold changed.",
     "intake_changed": "Intake changed: the checklist and the form now follow the new intake.",
     "repaired": "Status checked and repaired: it did not match the case's facts. The history "
     "shows the change (action repair) and the tenant was sent application.status.changed.",

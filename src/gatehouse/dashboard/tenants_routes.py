@@ -27,6 +27,7 @@ from gatehouse.domain.principals import ALL_SCOPES, Role
 from gatehouse.errors import invalid_argument
 from gatehouse.intakes import queries as intake_queries
 from gatehouse.intakes.service import create_intake, update_intake, valid_order
+from gatehouse.retention import holds_in_tenant
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
@@ -114,6 +115,7 @@ async def render_tenant(
         tenant = await accounts.tenant_by_id(session, tenant_id)
         keys = await accounts.api_keys_of(session, tenant_id)
         intakes = await intake_queries.intakes_of(session, tenant_id)
+        legal_holds = await holds_in_tenant(session, tenant_id)
     if tenant is None:
         return render(
             request,
@@ -141,6 +143,7 @@ async def render_tenant(
             "logo_url": branding.logo_url(tenant),
             "logo_max_kib": branding.LOGO_MAX_BYTES // 1024,
             "notice": _NOTICES.get(request.query_params.get("done") or ""),
+            "legal_holds": legal_holds,
         },
         status_code=status_code,
         # A page that shows a new key must never be kept anywhere.
@@ -158,6 +161,7 @@ _NOTICES = {
     "branding": "Portal branding saved.",
     "logo": "Logo saved.",
     "logo-removed": "Logo removed.",
+    "retention": "Retention saved.",
 }
 
 

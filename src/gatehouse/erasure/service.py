@@ -32,6 +32,7 @@ from gatehouse.domain.identity import erased_identity
 from gatehouse.erasure.events import redact_events
 from gatehouse.erasure.replays import forget_replays
 from gatehouse.erasure.schemas import Erased
+from gatehouse.errors import failed_precondition
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import (
     Decision,
@@ -40,6 +41,7 @@ from gatehouse.storage.tables.applications import (
     InfoRequestItem,
     Member,
 )
+from gatehouse.storage.tables.records import LegalHold
 from gatehouse.storage.tables.workstation import CaseNote
 from gatehouse.verification.erasure import erase_linked_customers
 
@@ -51,9 +53,14 @@ async def erase_application(
     *,
     pseudonymize: Callable[[str], str],
 ) -> Erased:
-    """Erase one application; 404 when missing, 410 when already erased."""
+    """Erase one application; 404 when missing, 410 when already erased, 400
+    failed-precondition while on legal hold (docs/reference/staff-api.md §16.6)."""
     at = ctx.now
     application = await application_for_write(session, client_id)
+    if await session.get(LegalHold, application.id) is not None:
+        raise failed_precondition(
+            "The application is on legal hold: release the hold before erasing it."
+        )
     await repo.revoke_unused_links(session, application.id, at)
     await repo.end_portal_sessions(session, application.id, at)
     await session.execute(delete(Member).where(Member.application_id == application.id))

@@ -6,6 +6,8 @@ Order of checks (docs/reference/staff-api.md §1.4): route and method, then the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 from starlette.responses import Response
@@ -49,6 +51,8 @@ class TenantPatch(BaseModel):
     webhookEndpointCap: StrictInt | None = None
     displayName: StrictStr | None = None
     accentColor: StrictStr | None = None
+    # {rejectedDays, abandonedDays}: checked by the service, which names the field it refuses.
+    retention: Any = None
 
 
 class ApiKeyCreate(BaseModel):

@@ -9,6 +9,7 @@ from gatehouse.staff import (
     openapi_identity,
     openapi_insights,
     openapi_realignment,
+    openapi_records,
     openapi_tenants,
     openapi_verification,
 )
@@ -19,6 +20,7 @@ OPERATIONS: OperationTable = {
     **openapi_tenants.OPERATIONS,
     **openapi_cases.OPERATIONS,
     **openapi_verification.OPERATIONS,
+    **openapi_records.OPERATIONS,
     **openapi_realignment.OPERATIONS,
     **openapi_insights.OPERATIONS,
 }

@@ -48,6 +48,8 @@ AUDIT_ENTRY_EXAMPLE: AuditRecord = {
     "action": "info_request.raise",
     "target": "ir_5c1e0f7a2d9b",
     "requestId": "req_7d6c5b4a3f2e",
+    "seq": 1042,
+    "hash": "9f2c" + "0" * 60,
 }
 NOTE_EXAMPLE: Note = {
     "noteId": "note_3c4d5e6f7a8b",

@@ -40,7 +40,17 @@ TENANT_EXAMPLE: TenantView = {
     "displayName": None,
     "accentColor": None,
     "logoUrl": None,
+    "retention": {"rejectedDays": None, "abandonedDays": None},
 }
+# `retention` of PATCH /staff/v1/tenants/{tenantId} (docs/operations.md, "Retention").
+RETENTION_DAYS = nullable({"type": "integer", "minimum": 1, "maximum": 3650})
+RETENTION_FIELD = nullable(
+    {
+        "type": "object",
+        "properties": {"rejectedDays": RETENTION_DAYS, "abandonedDays": RETENTION_DAYS},
+        "additionalProperties": False,
+    }
+)
 STAFF_DELIVERY_EXAMPLE = {
     "id": "dlv_9e8d7c6b5a4f",
     "eventId": "evt_0a1b2c3d4e5f",
@@ -85,6 +95,7 @@ OPERATIONS: OperationTable = {
         "Change a tenant's name or webhook endpoint cap",
         {200: TenantView},
         access=ADMIN,
+        body_fields={"retention": RETENTION_FIELD},
         example={"webhookEndpointCap": 10},
     ),
     ("POST", "/staff/v1/tenants/{tenant_id}/suspend"): Op(

@@ -12,6 +12,7 @@ from gatehouse.staff.identity import router as identity_router
 from gatehouse.staff.insights import router as insights_router
 from gatehouse.staff.intakes import router as intakes_router
 from gatehouse.staff.realignment import router as realignment_router
+from gatehouse.staff.records import router as records_router
 from gatehouse.staff.verification import router as verification_router
 from gatehouse.staff.webhooks import router as webhooks_router
 
@@ -27,5 +28,6 @@ for sub in (
     documents_router,
     webhooks_router,
     verification_router,
+    records_router,
 ):
     router.include_router(sub)

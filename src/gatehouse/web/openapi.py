@@ -92,6 +92,15 @@ BINARY = object()
 
 
 @dataclass(frozen=True)
+class Media:
+    """A success answer that is not (only) JSON: its media types and their schemas, and the
+    TypedDict of its JSON variant if it has one."""
+
+    content: Mapping[str, Any]
+    json: Any = None
+
+
+@dataclass(frozen=True)
 class Query:
     """A query parameter the route reads itself from the query string."""
 
@@ -321,6 +330,10 @@ def _apply(
             answer["content"] = {
                 "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
             }
+        elif isinstance(kind, Media):
+            answer["content"] = copy.deepcopy(dict(kind.content))
+            if kind.json is not None:
+                answer["content"]["application/json"] = {"schema": schemas.of(kind.json)}
         elif kind is not None:
             media: dict[str, Any] = {"schema": schemas.of(kind)}
             if op.answer_example is not None:

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     ForeignKey,
     Index,
@@ -35,6 +36,10 @@ class Tenant(Base):
     accent_color: Mapped[str | None] = mapped_column(String(7))
     logo_type: Mapped[str | None] = mapped_column(String(40))
     logo_digest: Mapped[str | None] = mapped_column(String(64), index=True)
+    # Retention (docs/operations.md, "Retention"): days after which a rejected case, or a case
+    # never submitted, is erased by the retention sweep; null keeps it.
+    retention_rejected_days: Mapped[int | None] = mapped_column(Integer)
+    retention_abandoned_days: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
@@ -113,6 +118,7 @@ class AuditEntry(Base):
     __table_args__ = (
         Index("ix_audit_application", "application_id", "at", "id"),
         Index("ix_audit_tenant", "tenant_id", "at", "id"),
+        Index("ix_audit_seq", "seq", unique=True),
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -125,6 +131,9 @@ class AuditEntry(Base):
     tenant_id: Mapped[str | None] = mapped_column(String(40))
     application_id: Mapped[str | None] = mapped_column(String(40))
     request_id: Mapped[str | None] = mapped_column(String(40))
+    # The hash chain (docs/audit-and-evidence.md): null until the sealer links the entry.
+    seq: Mapped[int | None] = mapped_column(BigInteger)
+    hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class Event(Base):
