@@ -267,6 +267,14 @@ def _apply(
     operation["summary"] = op.summary
     if op.description:
         operation["description"] = op.description
+    _apply_access(operation, op, surface)
+    _apply_parameters(operation, op, surface, write)
+    _apply_body(operation, op, schemas)
+    operation["responses"] = _responses(op, surface, method, path, schemas)
+
+
+def _apply_access(operation: dict[str, Any], op: Op, surface: str) -> None:
+    """Security from the surface; the scope or role it needs, named in words too."""
     operation["security"] = surface_security(surface, op.access)
     if surface == TENANT and not op.access:
         # Any scope will do (docs/reference/tenant-api.md §4.3).
@@ -280,6 +288,11 @@ def _apply(
         operation["description"] = (
             operation.get("description", "") + f"\n\nNeeds the `{op.access}` {needs}."
         ).strip()
+
+
+def _apply_parameters(operation: dict[str, Any], op: Op, surface: str, write: bool) -> None:
+    """Path parameters by their published names, the table's query parameters, and the
+    Idempotency-Key header of the tenant API's writes."""
     parameters = [p for p in operation.get("parameters", []) if p.get("in") != "query"]
     for parameter in parameters:
         if parameter.get("in") == "path":
@@ -303,6 +316,9 @@ def _apply(
         operation["parameters"] = parameters
     else:
         operation.pop("parameters", None)
+
+
+def _apply_body(operation: dict[str, Any], op: Op, schemas: Schemas) -> None:
     if op.body is not None:
         operation["requestBody"] = {
             "required": op.body_required,
@@ -320,6 +336,11 @@ def _apply(
     if op.example is not None and "requestBody" in operation:
         for request_media in operation["requestBody"]["content"].values():
             request_media["example"] = op.example
+
+
+def _responses(op: Op, surface: str, method: str, path: str, schemas: Schemas) -> dict[str, Any]:
+    """The documented answers, then the error answers the surface and the table name."""
+    write = method != "get"
     responses: dict[str, Any] = {}
     for status, kind in sorted(op.ok.items()):
         answer: dict[str, Any] = {
@@ -347,7 +368,7 @@ def _apply(
             "headers": _response_headers(surface, status, write),
             "content": {"application/json": {"schema": {"$ref": error_ref}}},
         }
-    operation["responses"] = responses
+    return responses
 
 
 def build_document(
