@@ -45,6 +45,10 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
     from gatehouse.webhooks.delivery import run_delivery_worker
 
     workers.append(("webhooks", run_delivery_worker))
+    from gatehouse.risk import recompute_risk
+    from gatehouse.screening.worker import run_screening_worker
+
+    workers.append(("screening", functools.partial(run_screening_worker, after=recompute_risk)))
     return workers
 
 

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from gatehouse import logs
+from gatehouse.cli import screening
 from gatehouse.cli.common import (
     console,
     fail,
@@ -37,6 +38,7 @@ keys_app = typer.Typer(
     help="The key ring (GATEHOUSE_SECRET_KEY and previous keys).", no_args_is_help=True
 )
 app.add_typer(keys_app, name="keys")
+app.add_typer(screening.app, name="screening")
 # Read by prometheus-client when the serving processes import it (gatehouse.metrics).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 

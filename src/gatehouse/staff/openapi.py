@@ -4,7 +4,13 @@ query parameters, errors and examples, one module per area."""
 
 from __future__ import annotations
 
-from gatehouse.staff import openapi_cases, openapi_identity, openapi_tenants, openapi_verification
+from gatehouse.staff import (
+    openapi_cases,
+    openapi_identity,
+    openapi_screening,
+    openapi_tenants,
+    openapi_verification,
+)
 from gatehouse.web.openapi import OperationTable
 
 OPERATIONS: OperationTable = {
@@ -12,4 +18,5 @@ OPERATIONS: OperationTable = {
     **openapi_tenants.OPERATIONS,
     **openapi_cases.OPERATIONS,
     **openapi_verification.OPERATIONS,
+    **openapi_screening.OPERATIONS,
 }

@@ -10,6 +10,7 @@ from gatehouse.staff.cases import router as cases_router
 from gatehouse.staff.documents import router as documents_router
 from gatehouse.staff.identity import router as identity_router
 from gatehouse.staff.intakes import router as intakes_router
+from gatehouse.staff.screening import router as screening_router
 from gatehouse.staff.verification import router as verification_router
 from gatehouse.staff.webhooks import router as webhooks_router
 
@@ -23,5 +24,6 @@ for sub in (
     documents_router,
     webhooks_router,
     verification_router,
+    screening_router,
 ):
     router.include_router(sub)

@@ -1,0 +1,32 @@
+"""Screening of applications against watchlists (docs/screening.md).
+
+What other features may use: asking for a screening, its summary, the open-hit count the
+decision guard reads, the intake setting's validation and storage, erasure, and the
+correlated count the staff queue filters on.
+"""
+
+from gatehouse.screening.queries import open_hits_of
+from gatehouse.screening.service import (
+    erase_screening,
+    hit_counts,
+    intake_screening,
+    open_hit_count,
+    request_intake_screening,
+    request_screening,
+    save_intake_settings,
+    screening_setting,
+    screening_summary,
+)
+
+__all__ = [
+    "erase_screening",
+    "hit_counts",
+    "intake_screening",
+    "open_hit_count",
+    "open_hits_of",
+    "request_intake_screening",
+    "request_screening",
+    "save_intake_settings",
+    "screening_setting",
+    "screening_summary",
+]
