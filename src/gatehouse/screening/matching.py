@@ -7,8 +7,9 @@ listed entity. Nothing of it compares names by hand: the keys only choose which 
 entities the matcher looks at.
 
 Blocking keys, for each name of an entity (or a subject): its words in Latin letters
-(`normality.ascii_text`, ICU's transliteration: Cyrillic, Greek, Han … become Latin), the
-words run together (`Xi Jinping` and `习近平` → `xijinping`), and the name symbols rigour
+(`normality.ascii_text`, ICU's transliteration: Cyrillic, Greek, Han … become Latin), their
+Soundex codes (rigour's: `Romashka` and the transliterated `Romaska` share one), the words
+run together (`Xi Jinping` and `习近平` → `xijinping`), and the name symbols rigour
 tags (a given name or surname in any script maps to one Wikidata item: `صدام` and
 `Saddam` share one). Each key is prefixed by the kind of party (`p` a person, `o` an
 organisation) and stored as a 63-bit hash.
@@ -31,6 +32,7 @@ from nomenklatura.matching.logic_v2.model import LogicV2
 from nomenklatura.matching.types import ScoringConfig
 from normality import ascii_text
 from rigour.names import NameTypeTag, SymbolCategory, analyze_names
+from rigour.text import soundex
 
 from gatehouse.domain.screening import SubjectKind
 from gatehouse.screening.subjects import Subject
@@ -81,6 +83,7 @@ def name_keys(names: Iterable[str], prefixes: Sequence[str]) -> set[int]:
     for name in names:
         words = _words(name)
         texts.update(f"w:{word}" for word in words)
+        texts.update(f"x:{soundex(word)}" for word in words if len(word) > 2)
         if 2 <= len(words) <= 4:
             texts.add("j:" + "".join(words))
     for prefix in prefixes:
