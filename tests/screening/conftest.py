@@ -38,9 +38,7 @@ async def listed(runtime: Runtime, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def intake_id(
-    client: httpx.AsyncClient, staff: StaffFixture, tenant: TenantFixture
-) -> str:
+async def intake_id(client: httpx.AsyncClient, staff: StaffFixture, tenant: TenantFixture) -> str:
     return await screened_intake(client, staff.headers, tenant.tenant_id)
 
 

@@ -103,12 +103,10 @@ async def switch_list(
 async def delete_generation(session: AsyncSession, generation: int, part: int) -> None:
     """Delete one of KEY_RANGES parts of a generation's keys, and of its entities."""
     span = (1 << 63) // KEY_RANGES
-    low, high = part * span, (part + 1) * span if part < KEY_RANGES - 1 else 1 << 63
-    await session.execute(
-        delete(ScreeningKey).where(
-            ScreeningKey.generation == generation, ScreeningKey.key >= low, ScreeningKey.key < high
-        )
-    )
+    keys = [ScreeningKey.generation == generation, ScreeningKey.key >= part * span]
+    if part < KEY_RANGES - 1:  # the last part runs to the largest key
+        keys.append(ScreeningKey.key < (part + 1) * span)
+    await session.execute(delete(ScreeningKey).where(*keys))
     first = generation << ID_SHIFT
     step = (1 << ID_SHIFT) // KEY_RANGES
     await session.execute(
