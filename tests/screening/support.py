@@ -59,7 +59,7 @@ ROSNEFT = {
 ROMASHKA = {
     "id": "NK-romashka",
     "schema": "Company",
-    "properties": {"name": ["ООО Ромашка"], "topics": ["sanction"]},
+    "properties": {"name": ["ООО Ромашка"], "topics": ["sanction"]},  # noqa: RUF001 (Cyrillic)
 }
 NAMED = [PUTIN, SADDAM, XI, ALVAREZ, KADYROV, ROSNEFT, ROMASHKA]
 NOT_SCREENED = [

@@ -67,7 +67,8 @@ async def test_a_bad_line_refuses_the_whole_load_and_keeps_the_old_list(
         from gatehouse.screening.queries import list_row
 
         row = await list_row(session, "sanctions")
-        assert row is not None and row.version == good.version
+        assert row is not None
+        assert row.version == good.version
 
 
 async def test_the_same_content_changes_nothing_and_a_new_version_rescreens(
@@ -80,7 +81,8 @@ async def test_the_same_content_changes_nothing_and_a_new_version_rescreens(
     assert await _count(runtime, ScreeningJob) == 0
     changed = write_list(tmp_path / "v2.json", [PUTIN, *filler(5)])
     result = await load(runtime, changed)
-    assert result.changed and result.entities == 6
+    assert result.changed
+    assert result.entities == 6
     assert await _count(runtime, ScreeningJob) == 1  # monitoring: the application again
     assert await _count(runtime, ScreeningEntity) == 6  # the old generation is gone
 
