@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from gatehouse.cases import queue as queries
@@ -26,6 +27,8 @@ from gatehouse.domain.workstation import (
     age_words,
 )
 from gatehouse.errors import GatehouseError
+from gatehouse.risk import risk_view
+from gatehouse.screening.service import read_screening
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
 
@@ -143,6 +146,7 @@ async def render_case(
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
         case = await case_file(session, client_id)
+        screening, risk = await screening_panels(session, case)
     if case is None:
         return render(
             request,
@@ -188,9 +192,19 @@ async def render_case(
             "form": form or {},
             "notice": notice,
             "decision_error": decision_error,
+            "screening": screening,
+            "risk": risk,
         },
         status_code=status_code,
     )
+
+
+async def screening_panels(session: AsyncSession, case: CaseFile | None) -> tuple[Any, Any]:
+    """The screening and risk panels' reads (docs/screening.md); none for an erased case."""
+    if case is None or case.application.erased_at is not None:
+        return None, None
+    client_id = case.application.id
+    return await read_screening(session, client_id), await risk_view(session, client_id)
 
 
 def _decision_hint(case: CaseFile, viewer: Viewer, moves: tuple[str, ...]) -> str | None:

@@ -11,6 +11,7 @@ from gatehouse.dashboard.case_actions import router as case_actions_router
 from gatehouse.dashboard.document_routes import router as document_router
 from gatehouse.dashboard.invite_routes import router as invite_router
 from gatehouse.dashboard.queue_routes import router as queue_router
+from gatehouse.dashboard.screening_routes import router as screening_router
 from gatehouse.dashboard.sign_in_routes import router as sign_in_router
 from gatehouse.dashboard.staff_routes import router as staff_router
 from gatehouse.dashboard.tenants_routes import router as tenants_router
@@ -31,6 +32,7 @@ router.include_router(document_router)
 router.include_router(tenants_router)
 router.include_router(webhooks_router)
 router.include_router(verification_router)
+router.include_router(screening_router)
 
 
 @router.get("/static/{name:path}")

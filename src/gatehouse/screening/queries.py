@@ -186,6 +186,10 @@ async def all_hits(session: AsyncSession, application_id: str) -> list[Screening
     )
 
 
+async def hit(session: AsyncSession, hit_id: str) -> ScreeningHit | None:
+    return await session.get(ScreeningHit, hit_id)
+
+
 async def hit_for_update(session: AsyncSession, hit_id: str) -> ScreeningHit | None:
     return await session.get(ScreeningHit, hit_id, with_for_update=True)
 

@@ -107,6 +107,11 @@ async def resolve_hit(
     return hit_view(hit, {staff.staff_id: staff.email})
 
 
+async def application_of_hit(session: AsyncSession, hit_id: str) -> str | None:
+    hit = await queries.hit(session, hit_id)
+    return None if hit is None else hit.application_id
+
+
 async def run_screening(
     session: AsyncSession, ctx: WriteContext, client_id: str
 ) -> ScreeningRequested:
