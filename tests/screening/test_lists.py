@@ -91,7 +91,7 @@ async def test_the_same_content_changes_nothing_and_a_new_version_rescreens(
 def test_the_command_prints_one_object_and_refuses_a_bad_line_with_exit_2(tmp_path: Path) -> None:
     env = clean_env(database_url=f"sqlite:///{tmp_path}/data/gatehouse.db")
     path = write_list(tmp_path / "l.json", [*NAMED, *filler(20)])
-    done = run(["screening", "load", str(path), "--list", "ofac"], env, tmp_path)
+    done = run(["screening", "load", str(path), "--list", "ofac"], env, tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 1
@@ -102,7 +102,32 @@ def test_the_command_prints_one_object_and_refuses_a_bad_line_with_exit_2(tmp_pa
     }
     bad = tmp_path / "bad.json"
     bad.write_bytes(path.read_bytes() + b"oops\n")
-    refused = run(["screening", "load", str(bad), "--list", "ofac"], env, tmp_path)
+    refused = run(["screening", "load", str(bad), "--list", "ofac"], env, tmp_path, timeout=300)
     assert refused.returncode == 2
     assert "line 28" in refused.stderr
     assert refused.stdout == ""
+
+
+@pytest.mark.slow
+async def test_loader_processes_keep_the_order_and_the_line_numbers(
+    runtime: Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gatehouse.screening import lists
+
+    monkeypatch.setattr(lists, "PARALLEL_FROM_BYTES", 0)  # any file: loader processes
+    entities = filler(5000)
+    path = write_list(tmp_path / "big.json", entities)
+    result = await load(runtime, path, "big")
+    assert result.entities == 5000
+    async with runtime.db.read() as session:
+        ids = list(
+            await session.scalars(select(ScreeningEntity.entity_id).order_by(ScreeningEntity.id))
+        )
+    assert ids == [entity["id"] for entity in entities]
+    bad = tmp_path / "bad.json"
+    lines = path.read_bytes().splitlines()
+    bad.write_bytes(b"\n".join([*lines[:4321], b"{}", *lines[4321:]]) + b"\n")
+    with pytest.raises(BadLine) as refused:
+        await load(runtime, bad, "big")
+    assert refused.value.number == 4322
+    assert await _count(runtime, ScreeningEntity) == 5000

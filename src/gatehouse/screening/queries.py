@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy import Row, Table, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,6 +25,9 @@ from gatehouse.storage.tables.screening import (
     ScreeningState,
 )
 
+# Core tables for the bulk inserts of a load (no ORM bookkeeping per row).
+ENTITIES = cast(Table, ScreeningEntity.__table__)
+KEYS = cast(Table, ScreeningKey.__table__)
 # Entity row ids of one generation: generation << ID_SHIFT, plus the entity's position.
 ID_SHIFT = 32
 KEY_RANGES = 64
@@ -59,7 +62,7 @@ async def insert_entities(
 ) -> None:
     base = (generation << ID_SHIFT) + offset
     await session.execute(
-        insert(ScreeningEntity),
+        insert(ENTITIES),
         [
             {
                 "id": base + n,
@@ -79,7 +82,7 @@ async def insert_entities(
         for key in entity.keys
     ]
     if keys:
-        await session.execute(insert(ScreeningKey), keys)
+        await session.execute(insert(KEYS), keys)
 
 
 async def switch_list(
