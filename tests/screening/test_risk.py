@@ -254,3 +254,31 @@ async def test_the_queue_filters_by_level_and_open_hits(
         refused = await client.get(f"/staff/v1/applications?{bad}", headers=analyst.headers)
         assert refused.status_code == 400
         assert refused.json()["error"]["details"][0]["field"] == bad.split("=")[0]
+
+
+async def test_changes_without_a_request_are_found_by_the_worker(
+    runtime: Runtime, applicant: Applicant
+) -> None:
+    from datetime import timedelta
+
+    from gatehouse.screening import jobs
+    from gatehouse.storage.tables.applications import Application
+
+    first = await applicant(country="DE")
+    second = await applicant(country="DE")
+    await run_jobs(runtime)
+    async with runtime.db.write() as session:
+        await jobs.enqueue_stale_risk(session, runtime.now())
+    assert await run_jobs(runtime) == 0  # nothing changed since
+    async with runtime.db.write() as session:
+        row = await session.get(Application, second)
+        assert row is not None
+        row.form_data = {"country": "KY"}  # as a change that asks for nothing would
+        row.updated_at = row.updated_at + timedelta(hours=1)
+        await jobs.enqueue_stale_risk(session, runtime.now())
+    assert await run_jobs(runtime) == 1
+    async with runtime.db.read() as session:
+        from gatehouse.storage.tables.screening import ApplicationRisk
+
+        levels = {r.application_id: r.score for r in await session.scalars(select(ApplicationRisk))}
+    assert levels == {first: 8, second: 23}  # no director (5), passport (3), offshore (15)

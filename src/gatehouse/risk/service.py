@@ -58,7 +58,8 @@ async def recompute_risk(session: AsyncSession, application_id: str) -> None:
         session.add(row)
     row.score, row.factors, row.computed_level = found.score, found.factors, found.level
     row.level = row.override_level or found.level
-    row.computed_at = utcnow()
+    # Never before the change it reflects (the workers look for changes after it).
+    row.computed_at = max(utcnow(), application.updated_at)
 
 
 async def _view(session: AsyncSession, application: Application) -> Risk:

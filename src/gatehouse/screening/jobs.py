@@ -20,7 +20,7 @@ from gatehouse.runtime import Runtime
 from gatehouse.screening.queries import upsert
 from gatehouse.storage.leases import Lease, WakeChannel, claim_due
 from gatehouse.storage.tables.applications import Application
-from gatehouse.storage.tables.screening import ScreeningJob
+from gatehouse.storage.tables.screening import ApplicationRisk, ScreeningJob
 
 # Wakes the screening workers of this process (and, on PostgreSQL, of every process).
 SCREENINGS = WakeChannel("gatehouse_screenings")
@@ -85,6 +85,19 @@ async def enqueue_where(
 async def enqueue_monitoring(session: AsyncSession, now: datetime) -> None:
     """A list's version changed: every application not rejected (nor erased) again."""
     await enqueue_where(session, Application.status != REJECTED, "list_changed", now, force=True)
+
+
+async def enqueue_stale_risk(session: AsyncSession, now: datetime) -> None:
+    """Applications changed since their risk was computed (a document uploaded, anything
+    that moves `updated_at`), or never computed: a job each, which screens only if the
+    subjects changed and computes the risk again."""
+    computed = (
+        select(ApplicationRisk.computed_at)
+        .where(ApplicationRisk.application_id == Application.id)
+        .scalar_subquery()
+    )
+    stale = or_(computed.is_(None), Application.updated_at > computed)
+    await enqueue_where(session, stale, "inputs_changed", now, force=False)
 
 
 def _due(now: datetime) -> object:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from sqlalchemy import func, select
 
@@ -17,6 +18,9 @@ from gatehouse.storage.tables.screening import ScreeningJob
 log = logging.getLogger("gatehouse.screening")
 IDLE_POLL_SECONDS = 2.0
 CLAIM = 10
+# How often the worker looks for applications whose risk inputs changed without a request
+# (docs/screening.md, "Risk").
+STALE_RISK_SECONDS = 30.0
 
 
 async def run_screening_worker(
@@ -31,9 +35,14 @@ async def run_screening_worker(
         listener = asyncio.create_task(
             jobs.SCREENINGS.listen(runtime.settings.database_url, wake, stop)
         )
+    last_look = 0.0
     try:
         while not stop.is_set():
             wake.clear()
+            if time.monotonic() - last_look >= STALE_RISK_SECONDS:
+                last_look = time.monotonic()
+                async with runtime.db.write() as session:
+                    await jobs.enqueue_stale_risk(session, runtime.now())
             claimed = await jobs.claim(runtime, CLAIM)
             for job in claimed:
                 try:
