@@ -17,6 +17,7 @@ from gatehouse import __version__, metrics
 from gatehouse.api.openapi import OPERATIONS as tenant_operations
 from gatehouse.api.routes import router as tenant_router
 from gatehouse.api.webhooks import router as webhooks_router
+from gatehouse.console.routes import router as console_router
 from gatehouse.dashboard.routes import router as dashboard_router
 from gatehouse.domain.event_types import EventType
 from gatehouse.portal.openapi import OPERATIONS as portal_operations
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.include_router(verification_router)
     app.include_router(portal_router)
     app.include_router(dashboard_router)
+    app.include_router(console_router)
     _add_operational_routes(app, runtime)
     app.add_middleware(EdgeMiddleware, runtime=runtime)
     # A request meets only the routes of its own surface (web/dispatch.py).

@@ -30,6 +30,7 @@ _PATTERNS = [
     re.compile(r"whsec_[A-Za-z0-9_\-]{16,}"),
     re.compile(r"(/portal/login/)[A-Za-z0-9_\-]+"),
     re.compile(r"(/dashboard/invite/)[A-Za-z0-9_\-]+"),
+    re.compile(r"(/console/start/)[A-Za-z0-9_\-]+"),
     re.compile(r"(?i)(bearer\s+)[^\s\"']+"),
     re.compile(
         r"(?i)(\"?(?:passphrase|callbackPassphrase|clientSecret|secret|token|apiKey)\"?\s*[:=]\s*\"?)[^\s\",}]+"
@@ -47,6 +48,7 @@ _HINTS = (
     "whsec_",
     "/portal/login/",
     "/dashboard/invite/",
+    "/console/start/",
     "bearer",
     "passphrase",
     "secret",

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from gatehouse_client import _models, _webhook_models, events
+from gatehouse_client import _console, _models, _webhook_models, events
 from gatehouse_client._event_data import EVENT_DATA_TYPES
 
 # SDK model -> the schema (component) of the answer it reads.
@@ -23,6 +23,7 @@ MODELS: dict[type[Any], str] = {
     _models.Application: "Application",
     _models.ApplicationPage: "ApplicationPage",
     _models.LoginSession: "LoginSession",
+    _console.ConsoleSession: "ConsoleLinkView",
     _models.AccessState: "AccessState",
     _models.InfoRequestItem: "InfoRequestItem",
     _models.InfoRequest: "InfoRequest",

@@ -5,7 +5,8 @@ rooms of its own band below the surfaces (features may use each other; one surfa
 never imports another):
 
 5. entry points: the app factory, the ASGI server module, the CLI
-4. surfaces: the tenant API, the staff API, the verification interface, portal, dashboard
+4. surfaces: the tenant API, the staff API, the verification interface, portal, dashboard,
+   the tenant console
 3. composition: background processes that wire features together
 2. features: use cases, their SQL and shapes; they know no HTTP
 1. platform: storage, outbound calls, limits, the web toolkit, keys, logs, metrics
@@ -31,13 +32,14 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "gatehouse"
 
 BANDS: dict[int, set[str]] = {
     5: {"app", "server", "cli", "demo"},
-    4: {"api", "staff", "verify", "portal", "dashboard"},
+    4: {"api", "staff", "verify", "portal", "dashboard", "console"},
     3: {"workers", "sweeps"},
     2: {
         "accounts",
         "applicants",
         "applications",
         "cases",
+        "consoles",
         "decisions",
         "documents",
         "erasure",

@@ -27,7 +27,7 @@ def surface(path: str) -> str:
         return "verify"
     if path.startswith("/portal/api"):
         return "json"
-    if path.startswith(("/dashboard", "/portal")):
+    if path.startswith(("/dashboard", "/portal", "/console")):
         return "page"
     return "json"
 

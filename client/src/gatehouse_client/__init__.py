@@ -16,6 +16,7 @@
 
 from gatehouse_client._async_client import AsyncClient, AsyncSandbox, AsyncWebhooks
 from gatehouse_client._client import Client, Sandbox, Webhooks
+from gatehouse_client._console import AsyncConsoleSessions, ConsoleSession, ConsoleSessions
 from gatehouse_client._errors import (
     AlreadyExists,
     AmbiguousResult,
@@ -118,12 +119,15 @@ __all__ = [
     "ApplicationStatusChanged",
     "ApplicationSubmitted",
     "AsyncClient",
+    "AsyncConsoleSessions",
     "AsyncSandbox",
     "AsyncWebhooks",
     "CallbackError",
     "ChecklistItem",
     "Client",
     "Conflict",
+    "ConsoleSession",
+    "ConsoleSessions",
     "CustomerStatus",
     "Decision",
     "DecisionApproved",

@@ -16,6 +16,7 @@ from gatehouse_client import _sandbox_calls as sandbox_calls
 from gatehouse_client import _webhook_calls as hooks
 from gatehouse_client._base import BaseClient
 from gatehouse_client._calls import Call
+from gatehouse_client._console import AsyncConsoleSessions
 from gatehouse_client._models import (
     AccessState,
     Application,
@@ -86,6 +87,7 @@ class AsyncClient(BaseClient):
         )
         self.webhooks = AsyncWebhooks(self)
         self.sandbox = AsyncSandbox(self)
+        self.console_sessions = AsyncConsoleSessions(self)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -18,6 +18,7 @@ from gatehouse_client import _sandbox_calls as sandbox_calls
 from gatehouse_client import _webhook_calls as hooks
 from gatehouse_client._base import BaseClient
 from gatehouse_client._calls import Call
+from gatehouse_client._console import ConsoleSessions
 from gatehouse_client._models import (
     AccessState,
     Application,
@@ -87,6 +88,7 @@ class Client(BaseClient):
         )
         self.webhooks = Webhooks(self)
         self.sandbox = Sandbox(self)
+        self.console_sessions = ConsoleSessions(self)
 
     def close(self) -> None:
         self._http.close()

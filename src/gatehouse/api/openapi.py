@@ -17,6 +17,7 @@ from gatehouse.applications.schemas import (
     Member,
     SignInLink,
 )
+from gatehouse.consoles.schemas import ConsoleLinkView
 from gatehouse.domain.principals import Scope
 from gatehouse.domain.sandbox import SIMULATE_ACTIONS
 from gatehouse.domain.status import ApplicationStatus
@@ -31,6 +32,7 @@ from gatehouse.web.openapi import (
     listing,
     status_filter,
 )
+from gatehouse.webhooks.catalogue import EventTypeList, catalogue
 from gatehouse.webhooks.schemas import (
     CreatedWebhookEndpoint,
     DeliveryPage,
@@ -350,5 +352,24 @@ OPERATIONS: OperationTable = {
         },
         paging=PAGING,
         filters=(status_filter("deliveries", DeliveryStatus),),
+    ),
+    ("POST", "/v1/console-sessions"): Op(
+        "createConsoleSession",
+        "Mint a single-use link to the tenant console (valid 10 minutes)",
+        {201: ConsoleLinkView},
+        access=WEBHOOKS,
+        description="The console session the link opens acts as this API key: its tenant, its "
+        "scopes, ended when the key is revoked (docs/console.md).",
+        answer_example={
+            "url": "https://onboarding.example.com/console/start/Xq3…",
+            "expiresAt": "2026-11-22T10:10:00.000Z",
+        },
+    ),
+    ("GET", "/v1/event-types"): Op(
+        "listEventTypes",
+        "List the webhook event catalogue with a JSON Schema and an example of each type",
+        {200: EventTypeList},
+        description="Any API key may read it, whatever its scopes.",
+        answer_example={"data": catalogue()["data"][:1]},
     ),
 }

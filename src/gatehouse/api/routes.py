@@ -9,6 +9,7 @@ from fastapi import APIRouter
 
 from gatehouse.api.access import router as access_router
 from gatehouse.api.applications import router as applications_router
+from gatehouse.api.console import router as console_router
 from gatehouse.api.intakes import router as intakes_router
 from gatehouse.api.login_sessions import router as login_sessions_router
 from gatehouse.api.members import router as members_router
@@ -22,5 +23,6 @@ for sub in (
     access_router,
     intakes_router,
     sandbox_router,
+    console_router,
 ):
     router.include_router(sub)

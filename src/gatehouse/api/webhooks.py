@@ -16,8 +16,6 @@ from gatehouse.web.dependencies import ManageWebhooks, RuntimeDep
 from gatehouse.web.responses import json_response, respond
 from gatehouse.webhooks import deliveries
 from gatehouse.webhooks import service as endpoints
-from gatehouse.webhooks.connectivity import send_test
-from gatehouse.webhooks.outbox import environment_of
 from gatehouse.webhooks.schemas import endpoint_view
 
 router = APIRouter(tags=["webhooks"])
@@ -122,22 +120,9 @@ async def test_webhook(
     The POST to the receiver happens outside any write transaction; only the
     audit entry and the idempotency record are written afterwards.
     """
-    now = runtime.now()
-    async with runtime.db.read() as session:
-        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
-        secrets = await endpoints.active_secrets(session, runtime.crypto, endpoint.id, now)
-        environment = await environment_of(session, principal.tenant_id)
-    result = await send_test(
-        url=endpoint.url,
-        tenant_id=principal.tenant_id,
-        endpoint_id=endpoint.id,
-        secrets=secrets,
-        now=now,
-        allow_private=runtime.settings.webhook_allow_private_urls,
-        environment=environment,
-    )
+    result = await endpoints.send_test_event(runtime, principal.tenant_id, endpoint_id)
     async with runtime.db.write() as session:
-        endpoints.record_test_send(session, write_context(request, principal), endpoint.id)
+        endpoints.record_test_send(session, write_context(request, principal), endpoint_id)
         return await respond(request, session, 200, result)
 
 

@@ -90,3 +90,28 @@ class StaffPrincipal:
 
     def at_least(self, role: str) -> bool:
         return role_rank(self.role) >= role_rank(role)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolePrincipal:
+    """A tenant console session (docs/console.md): it acts as the API key that minted it,
+    with that key's tenant and scopes, and is audited as `console:<keyId>`."""
+
+    key: TenantPrincipal
+    session_id: str
+
+    @property
+    def actor(self) -> str:
+        return f"console:{self.key.key_id}"
+
+    @property
+    def tenant_id(self) -> str:
+        return self.key.tenant_id
+
+    @property
+    def read_only(self) -> bool:
+        """A suspended tenant's console shows everything and changes nothing."""
+        return self.key.suspended
+
+    def holds(self, scope: str) -> bool:
+        return scope in self.key.scopes

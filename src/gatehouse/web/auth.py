@@ -213,12 +213,15 @@ async def _store_under_current_key(
     log.info("credential stored under the current key", extra={"credential": row_id})
 
 
-async def authorize_tenant(request: Request, scope: str) -> TenantPrincipal:
-    """Steps 4 to 6 of docs/reference/tenant-api.md §4.1: authenticate, per-key limit, scope."""
+async def authorize_tenant(request: Request, scope: str | None) -> TenantPrincipal:
+    """Steps 4 to 6 of docs/reference/tenant-api.md §4.1: authenticate, per-key limit, scope
+    (None: any scope will do)."""
     return await admit_tenant(request, await authenticate_tenant(request, count_key=True), scope)
 
 
-async def admit_tenant(request: Request, principal: TenantPrincipal, scope: str) -> TenantPrincipal:
+async def admit_tenant(
+    request: Request, principal: TenantPrincipal, scope: str | None
+) -> TenantPrincipal:
     """Steps 5 and 6 for an authenticated key: the per-key limit (counted), then the scope."""
     runtime = runtime_of(request)
     state: dict[str, Any] = request.scope.setdefault("state", {})
@@ -235,7 +238,7 @@ async def admit_tenant(request: Request, principal: TenantPrincipal, scope: str)
             "Rate limit exceeded for this API key.",
             headers={"Retry-After": str(window.reset_seconds)},
         )
-    if scope not in principal.scopes:
+    if scope is not None and scope not in principal.scopes:
         raise permission_denied(f"This API key lacks the required scope {scope}.")
     request.state.principal = principal
     return principal

@@ -20,8 +20,8 @@ from gatehouse.web import idempotency
 from gatehouse.web.auth import authenticate_staff, authorize_tenant, require_role, runtime_of
 
 
-def tenant_access(scope: str) -> Callable[[Request], Awaitable[TenantPrincipal]]:
-    """Authenticate, limit, check `scope`, then claim any Idempotency-Key."""
+def tenant_access(scope: str | None) -> Callable[[Request], Awaitable[TenantPrincipal]]:
+    """Authenticate, limit, check `scope` (None: any), then claim any Idempotency-Key."""
 
     async def dependency(request: Request) -> TenantPrincipal:
         principal = await authorize_tenant(request, scope)
@@ -52,6 +52,7 @@ read_access = tenant_access(SCOPE_READ)
 ReadApplications = Annotated[TenantPrincipal, Depends(read_access)]
 WriteApplications = Annotated[TenantPrincipal, Depends(tenant_access(SCOPE_WRITE))]
 ManageWebhooks = Annotated[TenantPrincipal, Depends(tenant_access(SCOPE_WEBHOOKS))]
+AnyTenantKey = Annotated[TenantPrincipal, Depends(tenant_access(None))]
 StaffUser = Annotated[StaffPrincipal, Depends(authenticate_staff)]
 StaffAnalyst = Annotated[StaffPrincipal, Depends(staff_with_role(Role.ANALYST))]
 StaffMlro = Annotated[StaffPrincipal, Depends(staff_with_role(Role.MLRO))]

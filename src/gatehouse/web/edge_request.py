@@ -38,11 +38,12 @@ def _under(path: str, prefix: str) -> bool:
 
 
 def surface_of(path: str) -> str:
-    """`verify`, `page` (dashboard, portal pages) or `json` (every other route)."""
+    """`verify`, `page` (dashboard, tenant console, portal pages) or `json` (every other
+    route)."""
     segment = _first_segment(path)
     if segment == "verify":
         return "verify"
-    if segment == "dashboard":
+    if segment in ("dashboard", "console"):
         return "page"
     if segment == "portal":
         return "json" if _under(path, "/portal/api") else "page"
@@ -52,8 +53,8 @@ def surface_of(path: str) -> str:
 def body_limit(path: str, content_type: str, settings: Settings) -> int:
     """The largest body a request to `path` may carry (docs/platform.md, "Body size").
 
-    Sign-in bodies (`/dashboard/sign-in`, `/portal/login/…`, `/verify`) have the
-    smallest bound, portal uploads (multipart) the largest, page forms their own,
+    Sign-in bodies (`/dashboard/sign-in`, `/portal/login/…`, `/console/start/…`, `/verify`)
+    have the smallest bound, portal uploads (multipart) the largest, page forms their own,
     and JSON the rest.
     """
     segment = _first_segment(path)
@@ -61,6 +62,10 @@ def body_limit(path: str, content_type: str, settings: Settings) -> int:
         return settings.sign_in_body_max_bytes
     if segment == "dashboard":
         if _under(path, "/dashboard/sign-in"):
+            return settings.sign_in_body_max_bytes
+        return settings.form_body_max_bytes
+    if segment == "console":
+        if path.startswith("/console/start/"):
             return settings.sign_in_body_max_bytes
         return settings.form_body_max_bytes
     if segment == "portal":

@@ -28,6 +28,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
+from gatehouse.domain.principals import ALL_SCOPES
 from gatehouse.web import body
 from gatehouse.web.openapi_components import (
     ERROR_DESCRIPTIONS,
@@ -205,6 +206,9 @@ def _response_headers(surface: str, status: int, write: bool) -> dict[str, Any]:
 def _security(surface: str, access: str | None) -> list[dict[str, list[str]]]:
     scopes = [access] if access else []
     if surface == TENANT:
+        if not access:
+            # Any scope will do: one alternative per scope (docs/reference/tenant-api.md §4.3).
+            return [{"apiKey": [scope]} for scope in ALL_SCOPES]
         return [{"apiKey": scopes}]
     if surface == STAFF:
         return [{"staffToken": scopes}]

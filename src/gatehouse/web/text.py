@@ -41,6 +41,8 @@ MULTI_LINE_NAMES = frozenset(
         "comment",
         "decision_comment",
         "description",
+        # The tenant console's endpoint form: one event type per line (docs/console.md).
+        "events",
         "prompt",
         "reason",
         "rejectionReason",

@@ -33,7 +33,12 @@ from gatehouse.paging import (
 )
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
 from gatehouse.webhooks import wakeup
-from gatehouse.webhooks.schemas import StaffDelivery, delivery_view, staff_delivery_view
+from gatehouse.webhooks.schemas import (
+    StaffDelivery,
+    delivery_view,
+    history_view,
+    staff_delivery_view,
+)
 
 
 @dataclass(frozen=True)
@@ -87,9 +92,15 @@ async def _page(
 
 
 async def endpoint_deliveries(
-    session: AsyncSession, crypto: Crypto, endpoint: WebhookEndpoint, query: DeliveryQuery
+    session: AsyncSession,
+    crypto: Crypto,
+    endpoint: WebhookEndpoint,
+    query: DeliveryQuery,
+    *,
+    with_latency: bool = False,
 ) -> dict[str, Any]:
-    """`GET /v1/webhooks/{id}/deliveries` (the route has loaded the tenant's endpoint).
+    """`GET /v1/webhooks/{id}/deliveries` (the route has loaded the tenant's endpoint);
+    `with_latency`: the tenant console's history, with each last attempt's latency.
 
     Its cursors are bound to the tenant and the endpoint.
     """
@@ -97,7 +108,8 @@ async def endpoint_deliveries(
     stmt = select(Delivery).where(Delivery.endpoint_id == endpoint_id)
     filters = {**query.filters(), "endpointId": endpoint_id}
     scope = CursorScope("webhook_deliveries", endpoint.tenant_id, filters)
-    return await _page(session, crypto, stmt, query, scope, delivery_view)
+    view = history_view if with_latency else delivery_view
+    return await _page(session, crypto, stmt, query, scope, view)
 
 
 async def staff_deliveries(

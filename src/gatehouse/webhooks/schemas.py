@@ -77,6 +77,13 @@ class Delivery(TypedDict):
     lastError: str | None
 
 
+class DeliveryHistoryEntry(Delivery):
+    """A delivery as the tenant console lists it: the tenant shape and how long its last
+    attempt took (docs/console.md)."""
+
+    lastLatencyMs: int | None
+
+
 class DeliveryPage(TypedDict):
     data: list[Delivery]
     nextCursor: str | None
@@ -226,6 +233,11 @@ def delivery_view(delivery: DeliveryRow) -> Delivery:
         "lastHttpStatus": delivery.last_http_status,
         "lastError": delivery.last_error,
     }
+
+
+def history_view(delivery: DeliveryRow) -> DeliveryHistoryEntry:
+    """The tenant shape and `lastLatencyMs`; never a body or a signature."""
+    return {**delivery_view(delivery), "lastLatencyMs": delivery.last_latency_ms}
 
 
 def staff_delivery_view(delivery: DeliveryRow) -> StaffDelivery:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictStr
 from sqlalchemy import func, select, update
@@ -26,6 +27,8 @@ from gatehouse.storage.tables.core import Tenant
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint, WebhookSecret
 from gatehouse.timeutil import format_ts
 from gatehouse.webhooks import health, rules
+from gatehouse.webhooks.connectivity import send_test
+from gatehouse.webhooks.outbox import environment_of
 from gatehouse.webhooks.schemas import (
     CreatedWebhookEndpoint,
     RotatedSecret,
@@ -324,3 +327,26 @@ def record_test_send(session: AsyncSession, ctx: WriteContext, endpoint_id: str)
     """Audit a test send; the send itself leaves no other trace
     (docs/reference/webhooks.md §4.10)."""
     ctx.audit(session, "webhook.test", endpoint_id)
+
+
+async def send_test_event(runtime: Runtime, tenant_id: str, endpoint_id: str) -> dict[str, Any]:
+    """One signed `webhook.test` to the tenant's endpoint, now: `{success, httpStatus,
+    latencyMs, responseSnippet, sentHeaders, error}` (docs/reference/webhooks.md §4.10).
+
+    Reads the endpoint and its secrets, then posts outside any transaction; the caller
+    records the send with `record_test_send` afterwards. 404 for another tenant's endpoint.
+    """
+    now = runtime.now()
+    async with runtime.db.read() as session:
+        endpoint = await load_endpoint(session, tenant_id, endpoint_id)
+        secrets = await active_secrets(session, runtime.crypto, endpoint.id, now)
+        environment = await environment_of(session, tenant_id)
+    return await send_test(
+        url=endpoint.url,
+        tenant_id=tenant_id,
+        endpoint_id=endpoint.id,
+        secrets=secrets,
+        now=now,
+        allow_private=runtime.settings.webhook_allow_private_urls,
+        environment=environment,
+    )

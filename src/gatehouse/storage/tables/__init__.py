@@ -2,6 +2,7 @@
 
 from gatehouse.storage.tables import (
     applications,
+    console,
     core,
     dashboard,
     documents_custody,
@@ -14,6 +15,7 @@ from gatehouse.storage.tables import (
 
 __all__ = [
     "applications",
+    "console",
     "core",
     "dashboard",
     "documents_custody",

@@ -85,6 +85,8 @@ class Delivery(Base):
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     claim_token: Mapped[str | None] = mapped_column(String(40))
     last_http_status: Mapped[int | None] = mapped_column(Integer)
+    # How long the last attempt took, in milliseconds (shown by the tenant console).
+    last_latency_ms: Mapped[int | None] = mapped_column(Integer)
     last_error: Mapped[str | None] = mapped_column(String(300))
     # The delivery this one replays (staff replay), if any.
     replay_of: Mapped[str | None] = mapped_column(String(40))

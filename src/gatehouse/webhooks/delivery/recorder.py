@@ -138,6 +138,7 @@ class Recorder:
                         lease_until=None,
                         claim_token=None,
                         last_http_status=bindparam("b_status"),
+                        last_latency_ms=bindparam("b_latency"),
                         last_error=None,
                     ),
                     [
@@ -145,6 +146,7 @@ class Recorder:
                             "b_id": o.claim.delivery_id,
                             "b_token": o.claim.token,
                             "b_status": o.result.status,
+                            "b_latency": round(o.result.latency_ms),
                         }
                         for o in successes
                     ],
@@ -255,6 +257,7 @@ async def _finish_attempt(
         "lease_until": None,
         "claim_token": None,
         "last_http_status": result.status,
+        "last_latency_ms": round(result.latency_ms),
         "last_error": (result.error or "failed")[:300],
     }
     if step.status == DeliveryStatus.PENDING:

@@ -1,0 +1,1 @@
+"""The tenant console surface (docs/console.md)."""
