@@ -9,10 +9,10 @@ entities the matcher looks at.
 Blocking keys, for each name of an entity (or a subject): its words in Latin letters
 (`normality.ascii_text`, ICU's transliteration: Cyrillic, Greek, Han … become Latin), their
 Soundex codes (rigour's: `Romashka` and the transliterated `Romaska` share one), the words
-run together (`Xi Jinping` and `习近平` → `xijinping`), and the name symbols rigour
-tags (a given name or surname in any script maps to one Wikidata item: `صدام` and
-`Saddam` share one). Each key is prefixed by the kind of party (`p` a person, `o` an
-organisation) and stored as a 63-bit hash.
+run together (`Xi Jinping` and `习近平` → `xijinping`), and, for names in a script that does
+not transliterate well, the name symbols rigour tags (a given name or surname in any script
+maps to one Wikidata item: `صدام` and `Saddam` share one). Each key is prefixed by the kind
+of party (`p` a person, `o` an organisation) and stored as a 63-bit hash.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from nomenklatura.matching.types import ScoringConfig
 from normality import ascii_text
 from rigour.names import NameTypeTag, SymbolCategory, analyze_names
 from rigour.text import soundex
+from rigour.text.translit import should_ascii
 
 from gatehouse.domain.screening import SubjectKind
 from gatehouse.screening.subjects import Subject
@@ -76,8 +77,11 @@ def _words(name: str) -> list[str]:
     return [word for word in _WORD.findall(ascii_text(name).lower()) if len(word) > 1]
 
 
-def name_keys(names: Iterable[str], prefixes: Sequence[str]) -> set[int]:
-    """The blocking keys of some names of one party (see the module's docstring)."""
+def name_keys(names: Iterable[str], prefixes: Sequence[str], *, listed: bool = False) -> set[int]:
+    """The blocking keys of some names of one party (see the module's docstring). A listed
+    entity's names get symbol keys only when their script does not transliterate well
+    (Arabic, Han …): the other scripts meet an applicant's spelling through their words,
+    and name analysis is most of a load's time."""
     texts: set[str] = set()
     names = [name for name in names if name and name.strip()]
     for name in names:
@@ -86,9 +90,10 @@ def name_keys(names: Iterable[str], prefixes: Sequence[str]) -> set[int]:
         texts.update(f"x:{soundex(word)}" for word in words if len(word) > 2)
         if 2 <= len(words) <= 4:
             texts.add("j:" + "".join(words))
-    for prefix in prefixes:
+    analysed_names = [n for n in names if not should_ascii(n)] if listed else names
+    for prefix in prefixes if analysed_names else ():
         tag = NameTypeTag.PER if prefix == "p" else NameTypeTag.ORG
-        for analysed in analyze_names(tag, names, phonetics=False, numerics=False):
+        for analysed in analyze_names(tag, analysed_names, phonetics=False, numerics=False):
             for span in analysed.spans:
                 if span.symbol.category == SymbolCategory.NAME:
                     texts.add(f"s:{span.symbol}")
@@ -127,7 +132,7 @@ def read_line(line: bytes) -> ListedEntity | None:
         caption=proxy.caption,
         digest=digest,
         data=data,
-        keys=frozenset(name_keys(names, prefixes)),
+        keys=frozenset(name_keys(names, prefixes, listed=True)),
     )
 
 
