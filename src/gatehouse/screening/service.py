@@ -4,6 +4,7 @@ application's hits, resolving a hit, asking for a run; and what other features c
 from __future__ import annotations
 
 from collections.abc import Collection
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -136,7 +137,7 @@ async def run_screening(
 
 
 async def request_screening(
-    session: AsyncSession, application_id: str, reason: str, *, force: bool = True, now: Any
+    session: AsyncSession, application_id: str, reason: str, *, force: bool = True, now: datetime
 ) -> None:
     """Queue a screening (and a risk computation) of one application in the caller's
     transaction; the workers run it within seconds."""
@@ -144,7 +145,7 @@ async def request_screening(
 
 
 async def request_intake_screening(
-    session: AsyncSession, intake_id: str, reason: str, *, now: Any
+    session: AsyncSession, intake_id: str, reason: str, *, now: datetime
 ) -> None:
     """Queue a risk computation (and a screening if the subjects changed) of every
     application of an intake whose settings changed."""
