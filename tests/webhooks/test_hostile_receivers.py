@@ -267,9 +267,19 @@ HOSTILE_TEST_ANSWERS = [
         id="5xx-then-a-body-that-trickles",
     ),
     pytest.param(
-        Answer(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n"),
+        Answer(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            drip=(b"5\r\nhello\r\nzz\r\n",),
+            interval=0.05,
+        ),
         {"success": True, "httpStatus": 200, "error": None, "responseSnippet": "hello"},
         id="2xx-then-a-broken-body",
+    ),
+    pytest.param(
+        # Head and broken framing in one segment: the parser refuses the answer whole.
+        Answer(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n"),
+        {"success": False, "httpStatus": None, "error": "protocol error"},
+        id="2xx-and-broken-framing-in-one-segment",
     ),
     pytest.param(
         status(200, body=b"a" * 5_000_000),

@@ -153,3 +153,44 @@ async def test_a_status_that_came_is_kept_when_the_body_stalls() -> None:
     assert result.success
     assert result.error is None
     assert result.body_prefix.startswith(b"ab")
+
+
+async def test_a_receiver_dripping_its_status_line_is_cut_at_the_total_bound() -> None:
+    from tests.webhooks.hostile import Answer, Hostile, running_hostile
+
+    # Every byte comes in time for any per-read timeout; the whole answer would take 40 s.
+    dripping = Answer(b"", drip=tuple(bytes([b]) for b in b"HTTP/1.1 200 OK\r\n" * 3), interval=0.5)
+    with running_hostile(Hostile(script=[dripping])) as hostile:
+        started = time.monotonic()
+        result = await post_json(hostile.url, b"{}", {}, allow_private=True, total_timeout=2)
+        took = time.monotonic() - started
+    assert result.status is None
+    assert result.error == "timeout"
+    assert took < 2 + 1.5  # the bound, plus scheduling slack on a busy machine
+
+
+async def test_no_proxy_is_taken_from_the_environment(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.webhooks.hostile import Hostile, running_hostile
+
+    with running_hostile(Hostile()) as proxy:
+        proxy_url = proxy.url.rsplit("/", 1)[0]
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+            monkeypatch.setenv(name, proxy_url)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        result = await post_json(receiver.url, b"{}", {}, allow_private=True)
+        assert result.status == 200, result.error
+        assert proxy.snapshot() == []
+    assert len(receiver.snapshot()) == 1
+
+
+async def test_verification_callbacks_webhooks_and_test_sends_share_one_client() -> None:
+    from gatehouse.verification import delivery as callbacks
+    from gatehouse.webhooks import connectivity
+    from gatehouse.webhooks.delivery import loop
+
+    assert callbacks.post_json is post_json
+    assert connectivity.post_json is post_json
+    assert loop.post_json is post_json

@@ -1,4 +1,4 @@
-"""The `gatehouse` command: serve, worker, migrate, staff create, keys, demo.
+"""The `gatehouse` command: serve, worker, migrate, staff create, keys, repair, demo.
 
 A group of sub-commands of one area lives in a module of its own beside this one, built on
 `cli/common.py`, and is added here with one `add_typer` line. Documented in
@@ -28,6 +28,7 @@ from gatehouse.cli.common import (
     migrate_schema,
     require_secret_key,
 )
+from gatehouse.cli.repair import repair as repair_command
 from gatehouse.settings import Settings
 from gatehouse.storage.migrate import status
 
@@ -39,6 +40,7 @@ keys_app = typer.Typer(
 )
 app.add_typer(keys_app, name="keys")
 app.add_typer(screening.app, name="screening")
+app.command("repair")(repair_command)
 # Read by prometheus-client when the serving processes import it (gatehouse.metrics).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 

@@ -1,21 +1,25 @@
 """Outbound POSTs to receivers, connected to a checked address (docs/reference/webhooks.md
-§6.3, §6.8).
+§6.3, §6.8; docs/webhooks.md, "The outbound client").
 
-`post_json` validates the URL, resolves the name once, refuses any
-non-public address (unless allow_private), and connects to an address that
-passed: the connection is pinned through a network backend that looks the
-address up in a per-request context variable and never resolves again, while
-the request keeps the hostname for the Host header, TLS SNI and certificate
-verification. Redirects are not followed (a 3xx is a failure result), the
-connection limit is 5 s and the whole exchange 10 s. One pooled client serves
-the whole process.
+`post_json` is the one place an outbound attempt starts and ends (webhook deliveries,
+verification callbacks, test sends): it validates the URL, resolves the name once,
+refuses any non-public address (unless allow_private), and connects to an address that
+passed. The pin is aiohttp's resolver hook (`aiohttp.abc.AbstractResolver`): the
+connector asks `_PinnedResolver` for the host's addresses and gets the one this attempt
+checked, read from a per-attempt context variable, never a fresh lookup (the connector's
+DNS cache is off, so every new connection asks). The request keeps the hostname for the
+Host header, TLS SNI and certificate verification. Redirects are not followed (a 3xx is
+a failure result), no proxy is taken from the environment, the connection gets 5 s and
+the whole attempt — lookup, connection, request, status line, headers and what is read
+of the body — 10 s, however slowly the receiver drips its answer. One pooled session
+serves each event loop.
 
-Whatever a receiver answers is read within bounds and never raises: a header
-block over 100 KiB is a protocol error (h11), at most MAX_HEADERS headers of
-at most MAX_HEADER_VALUE characters are kept, the body is read for at most
-BODY_GRACE seconds once the status is in and at most _DRAIN_LIMIT bytes, and
-every error is returned as short printable text (docs/webhooks.md, "What a
-receiver can and cannot do to the worker").
+Whatever a receiver answers is read within bounds and never raises: a status or header
+line over MAX_LINE bytes, or more than MAX_HEADER_LINES headers, is a protocol error; at
+most MAX_HEADERS headers of at most MAX_HEADER_VALUE characters are kept, the body is
+read for at most BODY_GRACE seconds once the status is in and at most _DRAIN_LIMIT bytes
+(never decompressed), and every error is returned as short printable text
+(docs/webhooks.md, "What a receiver can and cannot do to the worker").
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import socket
 import ssl
 import time
-import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-import httpcore
-import httpx
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
 
 from gatehouse.outbound import url_safety
 from gatehouse.outbound.url_safety import UnsafeUrl
@@ -49,10 +54,20 @@ BODY_GRACE = 1.0
 # Headers kept from an answer; a longer value is dropped, never cut.
 MAX_HEADERS = 64
 MAX_HEADER_VALUE = 1024
+# What the response parser accepts at all (beyond: a protocol error).
+MAX_LINE = 8190
+MAX_HEADER_LINES = 2048
 MAX_ERROR = 300
+# Connections the process keeps at most (open and idle together), and how long an idle
+# one stays pooled.
+MAX_CONNECTIONS = 1024
+KEEPALIVE_SECONDS = 30.0
+# aiohttp adds these unless told not to: a receiver gets exactly the caller's headers,
+# plus Host and Content-Length.
+_NO_AUTO_HEADERS = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 
-# host -> address chosen for the request running in this context.
-_pins: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("webhook_pins")
+# host -> address checked for the attempt running in this context.
+_pins: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("outbound_pins")
 
 
 @dataclass
@@ -70,93 +85,81 @@ class PostResult:
         return self.status is not None and 200 <= self.status <= 299
 
 
-class _PinnedBackend(httpcore.AsyncNetworkBackend):
-    """Connects to the address pinned for the host, never to a fresh lookup."""
+class _PinnedResolver(AbstractResolver):
+    """Answers with the address checked for this attempt, never with a fresh lookup."""
 
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: typing.Iterable[typing.Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        pins = _pins.get(None) or {}
-        address = pins.get(host.lower())
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        address = (_pins.get(None) or {}).get(host.lower().rstrip("."))
         if address is None:
-            raise httpcore.ConnectError(f"no checked address for {host}")
-        return await self._inner.connect_tcp(
-            address,
-            port,
-            timeout=timeout,
-            local_address=local_address,
-            socket_options=socket_options,
-        )
+            raise OSError(f"no checked address for {host}")
+        return [
+            {
+                "hostname": host,
+                "host": address,
+                "port": port,
+                "family": socket.AF_INET6 if ":" in address else socket.AF_INET,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
+        ]
 
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: typing.Iterable[typing.Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("unix sockets are not receivers")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+    async def close(self) -> None:
+        return None
 
 
-_clients: dict[int, httpx.AsyncClient] = {}
-# Certificate authorities receivers are verified against; None: the default (certifi).
+_sessions: dict[int, aiohttp.ClientSession] = {}
+# Certificate authorities receivers are verified against; None: the system's defaults.
 _ssl_context: ssl.SSLContext | None = None
 
 
 def trust_certificates(context: ssl.SSLContext | None) -> None:
     """Verify receivers against `context` (a private CA in development and tests).
 
-    Clients already made keep their context; call before the first delivery.
+    Sessions already made keep their context; call before the first delivery.
     """
     global _ssl_context
     _ssl_context = context
-    _clients.clear()
+    _sessions.clear()
 
 
 def _loop_key() -> int:
     return id(asyncio.get_running_loop())
 
 
-def _client() -> httpx.AsyncClient:
-    """The process's pooled client (one per event loop: pools are loop-bound)."""
+def _session() -> aiohttp.ClientSession:
+    """The process's pooled session (one per event loop: connections are loop-bound)."""
     key = _loop_key()
-    client = _clients.get(key)
-    if client is None or client.is_closed:
-        transport = httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
-            trust_env=False,
+    session = _sessions.get(key)
+    if session is None or session.closed:
+        connector = aiohttp.TCPConnector(
+            resolver=_PinnedResolver(),
+            use_dns_cache=False,  # every new connection asks the resolver: the pin
+            ssl=_ssl_context or ssl.create_default_context(),
+            limit=MAX_CONNECTIONS,
+            keepalive_timeout=KEEPALIVE_SECONDS,
         )
-        # Same pool settings, but with the pinning network backend.
-        transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=_ssl_context or httpx.create_ssl_context(trust_env=False),
-            max_connections=256,
-            max_keepalive_connections=64,
-            keepalive_expiry=30.0,
-            network_backend=_PinnedBackend(),
+        session = aiohttp.ClientSession(
+            connector=connector,
+            trust_env=False,  # no proxy, no .netrc from the environment
+            skip_auto_headers=_NO_AUTO_HEADERS,
+            auto_decompress=False,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            max_line_size=MAX_LINE,
+            max_field_size=MAX_LINE,
+            max_headers=MAX_HEADER_LINES,
+            raise_for_status=False,
         )
-        client = httpx.AsyncClient(transport=transport, follow_redirects=False, trust_env=False)
-        # Send exactly the caller's headers (plus Host and Content-Length).
-        for name in list(client.headers):
-            del client.headers[name]
-        _clients[key] = client
-    return client
+        _sessions[key] = session
+    return session
 
 
 async def close_client() -> None:
-    """Close the current loop's pooled client (worker shutdown, tests)."""
-    client = _clients.pop(_loop_key(), None)
-    if client is not None:
-        await client.aclose()
+    """Close the current loop's pooled session (worker shutdown, tests)."""
+    session = _sessions.pop(_loop_key(), None)
+    if session is not None:
+        await session.close()
 
 
 def _pick_address(addresses: tuple[str, ...]) -> str:
@@ -173,7 +176,7 @@ def _printable(text: str) -> str:
     return clean or "failed"
 
 
-def _bounded_headers(headers: httpx.Headers) -> dict[str, str]:
+def _bounded_headers(headers: Mapping[str, str]) -> dict[str, str]:
     kept: dict[str, str] = {}
     for name, value in headers.items():
         if len(kept) >= MAX_HEADERS:
@@ -184,15 +187,19 @@ def _bounded_headers(headers: httpx.Headers) -> dict[str, str]:
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, httpx.ConnectTimeout):
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return "connect timeout"
-    if isinstance(exc, httpx.TimeoutException | TimeoutError):
+    if isinstance(exc, TimeoutError):
         return "timeout"
-    if isinstance(exc, httpx.ConnectError):
-        return f"connection failed: {exc}" if str(exc) else "connection failed"
-    if isinstance(exc, httpx.RemoteProtocolError):
-        return "protocol error"
-    if isinstance(exc, httpx.HTTPError):
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        return f"certificate verify failed: {exc.certificate_error}"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"connection failed: {exc.os_error}" if str(exc) else "connection failed"
+    if isinstance(exc, aiohttp.ClientResponseError | aiohttp.ClientPayloadError):
+        return "protocol error"  # the answer is not HTTP the parser accepts
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "connection closed without an answer"
+    if isinstance(exc, aiohttp.ClientError | OSError):
         return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return f"{type(exc).__name__}"
 
@@ -207,7 +214,8 @@ async def post_json(
     total_timeout: float = TOTAL_TIMEOUT,
     keep_body: int = 200,
 ) -> PostResult:
-    """POST `body` to `url` with `headers`; never raises, whatever the URL or the receiver.
+    """POST `body` to `url` with `headers`: one outbound attempt, start to end. Never
+    raises, whatever the URL or the receiver.
 
     A 3xx answer is returned with its status and an `error` (redirects are
     failures and are not followed, docs/reference/webhooks.md §6.3).
@@ -218,7 +226,7 @@ async def post_json(
         return round((time.perf_counter() - started) * 1000, 3)
 
     try:
-        async with asyncio.timeout(connect_timeout):
+        async with asyncio.timeout(min(connect_timeout, total_timeout)):
             checked = await url_safety.check_url(url, allow_private=allow_private)
     except UnsafeUrl as exc:
         error = _printable(f"unsafe url: {exc}")
@@ -228,15 +236,16 @@ async def post_json(
     except Exception as exc:  # a URL or name no rule foresaw: still a result
         return PostResult(status=None, error=_printable(_describe(exc)), latency_ms=elapsed())
 
-    token = _pins.set({checked.host: _pick_address(checked.addresses)})
+    token = _pins.set({checked.host.rstrip("."): _pick_address(checked.addresses)})
     try:
-        timeout = httpx.Timeout(total_timeout, connect=connect_timeout, pool=connect_timeout)
         remaining = max(0.001, total_timeout - (time.perf_counter() - started))
+        # The whole attempt's bound: a receiver dripping its status line or headers one
+        # byte at a time is cut here, whatever the per-read timeouts would allow.
         async with asyncio.timeout(remaining):
-            return await _exchange(url, body, headers, timeout, keep_body, elapsed)
+            return await _exchange(url, body, headers, connect_timeout, keep_body, elapsed)
     except TimeoutError:
         return PostResult(status=None, error="timeout", latency_ms=elapsed())
-    except (httpx.HTTPError, OSError, httpcore.ConnectError) as exc:
+    except (aiohttp.ClientError, OSError, ValueError) as exc:
         return PostResult(status=None, error=_printable(_describe(exc)), latency_ms=elapsed())
     except Exception as exc:  # nothing a receiver sends may raise out of here
         log.warning("unexpected error in an outbound POST: %s", type(exc).__name__)
@@ -251,28 +260,23 @@ async def _exchange(
     url: str,
     body: bytes,
     headers: dict[str, str],
-    timeout: httpx.Timeout,
+    connect_timeout: float,
     keep_body: int,
-    elapsed: typing.Callable[[], float],
+    elapsed: Callable[[], float],
 ) -> PostResult:
-    client = _client()
-    async with client.stream(
-        "POST", url, content=body, headers=headers, timeout=timeout
-    ) as response:
-        status = response.status_code
+    timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout)
+    response = await _session().post(
+        url, data=body, headers=headers, allow_redirects=False, timeout=timeout
+    )
+    try:
+        status = response.status
         result_headers = _bounded_headers(response.headers)
-        prefix = bytearray()
-        seen = 0
-        try:
-            async with asyncio.timeout(BODY_GRACE):
-                async for chunk in response.aiter_raw():
-                    if len(prefix) < keep_body:
-                        prefix += chunk[: keep_body - len(prefix)]
-                    seen += len(chunk)
-                    if seen >= _DRAIN_LIMIT:
-                        break
-        except (TimeoutError, httpx.HTTPError):
-            pass  # the status is in: a body that stalls or breaks off is not waited for
+        prefix = await _read_prefix(response, keep_body)
+    finally:
+        if response.content.at_eof():
+            response.release()  # the body was read to its end: the connection is reused
+        else:
+            response.close()
     error: str | None = None
     if 300 <= status <= 399:
         error = f"redirect ({status}) not followed"
@@ -281,7 +285,26 @@ async def _exchange(
     return PostResult(
         status=status,
         headers=result_headers,
-        body_prefix=bytes(prefix),
+        body_prefix=prefix,
         error=error,
         latency_ms=elapsed(),
     )
+
+
+async def _read_prefix(response: aiohttp.ClientResponse, keep_body: int) -> bytes:
+    """The first `keep_body` bytes of the body, reading at most _DRAIN_LIMIT bytes for at
+    most BODY_GRACE seconds."""
+    prefix = bytearray()
+    seen = 0
+    try:
+        async with asyncio.timeout(BODY_GRACE):
+            while seen < _DRAIN_LIMIT:
+                chunk = await response.content.readany()
+                if not chunk:
+                    break
+                if len(prefix) < keep_body:
+                    prefix += chunk[: keep_body - len(prefix)]
+                seen += len(chunk)
+    except (TimeoutError, aiohttp.ClientError):
+        pass  # the status is in: a body that stalls or breaks off is not waited for
+    return bytes(prefix)

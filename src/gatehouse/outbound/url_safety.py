@@ -17,6 +17,7 @@ non-HTTP schemes stay refused.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import re
 import socket
@@ -124,6 +125,13 @@ def check_url_shape(url: str, *, allow_private: bool) -> None:
     """Syntax rules of docs/reference/webhooks.md §4.2 / docs/reference/webhooks.md §6; raises
     `UnsafeUrl` saying why.
     """
+    _checked_shape(url, allow_private)
+
+
+# The rules are a pure function of the URL: a URL that passed once passes again (every
+# delivery to an endpoint checks the same URL). A refusal raises and is not kept.
+@functools.lru_cache(maxsize=4096)
+def _checked_shape(url: str, allow_private: bool) -> None:
     parts = _parse(url)
     scheme = parts.scheme.lower()
     allowed_schemes = ("https", "http") if allow_private else ("https",)
@@ -164,6 +172,7 @@ def _check_port(parts: SplitResult, allow_private: bool) -> None:
         raise UnsafeUrl("url port is not valid")
 
 
+@functools.lru_cache(maxsize=4096)
 def address_refusal(address: str) -> str | None:
     """Why `address` is not a public unicast address, or None when it is."""
     ip = _ip_literal(address.split("%", 1)[0])
@@ -209,20 +218,27 @@ async def resolve_host(host: str, port: int) -> list[str]:
     return addresses
 
 
-async def check_url(url: str, *, allow_private: bool, resolve: bool = True) -> CheckedUrl:
-    """Every rule: shape, then (unless `resolve` is false) the resolved addresses.
-
-    With `allow_private` any address is acceptable; the name must still resolve
-    when `resolve` is true (a delivery needs an address to connect to).
-    """
+@functools.lru_cache(maxsize=4096)
+def _target(url: str, allow_private: bool) -> tuple[str, str, int, str | None]:
+    """Scheme, host, port and IP literal (if the host is one) of a URL that passes the rules."""
     check_url_shape(url, allow_private=allow_private)
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
     port = parts.port or (443 if scheme == "https" else 80)
     literal = _ip_literal(host)
+    return scheme, host, port, None if literal is None else str(literal)
+
+
+async def check_url(url: str, *, allow_private: bool, resolve: bool = True) -> CheckedUrl:
+    """Every rule: shape, then (unless `resolve` is false) the resolved addresses.
+
+    With `allow_private` any address is acceptable; the name must still resolve
+    when `resolve` is true (a delivery needs an address to connect to).
+    """
+    scheme, host, port, literal = _target(url, allow_private)
     if literal is not None:
-        addresses = [str(literal)]
+        addresses = [literal]
     elif not resolve:
         return CheckedUrl(url=url, scheme=scheme, host=host, port=port, addresses=())
     else:

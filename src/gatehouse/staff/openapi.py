@@ -7,6 +7,8 @@ from __future__ import annotations
 from gatehouse.staff import (
     openapi_cases,
     openapi_identity,
+    openapi_insights,
+    openapi_realignment,
     openapi_screening,
     openapi_tenants,
     openapi_verification,
@@ -18,5 +20,7 @@ OPERATIONS: OperationTable = {
     **openapi_tenants.OPERATIONS,
     **openapi_cases.OPERATIONS,
     **openapi_verification.OPERATIONS,
+    **openapi_realignment.OPERATIONS,
+    **openapi_insights.OPERATIONS,
     **openapi_screening.OPERATIONS,
 }

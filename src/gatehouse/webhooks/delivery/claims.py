@@ -1,7 +1,8 @@
 """Claiming due deliveries, with what sending them needs (docs/reference/webhooks.md §6.3).
 
-A claim is one write transaction (storage/leases.py `claim_due`): it leases up
-to `limit` due deliveries — `attempts` + 1, `claim_token`, `lease_until`, and
+A claim is one write transaction (the fair claim of fair.py, leased like every queue of
+storage/leases.py): it leases up to `limit` due deliveries of endpoints and tenants
+with room — `attempts` + 1, `claim_token`, `lease_until`, and
 `next_attempt_at` moved to the lease end — before anything is sent, then reads
 each delivery's target (event body, endpoint URL and state, active secrets).
 Deliveries whose endpoint is deleted (or whose event is gone) are retired as
@@ -19,25 +20,46 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import RowMapping, Update, and_, func, literal, literal_column, or_, select, update
+from sqlalchemy import (
+    RowMapping,
+    Select,
+    Table,
+    Update,
+    and_,
+    bindparam,
+    case,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import metrics
 from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
 from gatehouse.runtime import Runtime
 from gatehouse.storage.base import UTCDateTime
-from gatehouse.storage.leases import Lease, claim_due
+from gatehouse.storage.leases import Lease
 from gatehouse.storage.tables.core import Event
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint, WebhookSecret
+from gatehouse.webhooks.delivery.fair import (
+    Shares,
+    Slots,
+    claim_parameters,
+    claim_picked,
+    fair_pick,
+    next_due_query,
+)
 
 log = logging.getLogger("gatehouse.webhooks")
 
 # The `queue` label of this worker's metrics.
 QUEUE = "webhooks"
-_NEXT_DUE = select(func.min(Delivery.next_attempt_at)).where(
-    Delivery.status == DeliveryStatus.PENDING
-)
+_DELIVERIES: Table = Delivery.__table__  # type: ignore[assignment]
 # The columns every claim returns, by name.
 _CLAIMED = (
     Delivery.id.label("delivery_id"),
@@ -109,23 +131,28 @@ class Claims:
         self.runtime = runtime
         self.lease = lease
         self._secrets: dict[str, str] = {}
+        self._next_due = next_due_query(not runtime.db.is_sqlite)
+        self._no_slots: Slots[Claim] = Slots(Shares())
+        self._picks: dict[Shares, Select[Any]] = {}
 
-    async def next_due(self) -> datetime | None:
-        """When the earliest pending delivery (or expiring lease) falls due."""
+    async def next_due(self, slots: Slots[Claim] | None = None) -> datetime | None:
+        """When the earliest pending delivery (or expiring lease) of an endpoint and a
+        tenant with room falls due."""
+        slots = slots or self._no_slots
+        params = {"full_endpoints": slots.full_endpoints(), "full_tenants": slots.full_tenants()}
         async with self.runtime.db.read() as session:
-            return await session.scalar(_NEXT_DUE)
+            return await session.scalar(self._next_due, params)
 
-    async def claim(self, limit: int) -> list[Claim]:
-        """Lease up to `limit` due deliveries, with what sending them needs."""
+    async def claim(self, limit: int, slots: Slots[Claim] | None = None) -> list[Claim]:
+        """Lease up to `limit` due deliveries, fairly (fair.py), with what sending them
+        needs; `slots`: what the worker already holds (none when not given)."""
+        slots = slots or self._no_slots
         now = self.runtime.now()
         lease = Lease.take(now, self.lease)
-        stmt = claim_due(
-            Delivery,
-            Delivery.id,
-            and_(Delivery.status == DeliveryStatus.PENDING, Delivery.next_attempt_at <= now),
-            order_by=[Delivery.next_attempt_at],
-            limit=limit,
-            values={
+        is_postgres = not self.runtime.db.is_sqlite
+        stmt = claim_picked(
+            is_postgres,
+            {
                 "attempts": Delivery.attempts + 1,
                 "claim_token": lease.token,
                 "lease_until": lease.until,
@@ -138,12 +165,19 @@ class Claims:
         )
         retired: list[tuple[Claim, str, str]] = []
         async with self.runtime.db.write() as session:
-            if self.runtime.db.is_sqlite:
-                rows = (await session.execute(stmt.returning(*_CLAIMED))).mappings().all()
-                claims = [Claim.of(row, lease) for row in rows]
+            pick = self._picks.get(slots.shares)
+            if pick is None:
+                pick = self._picks[slots.shares] = fair_pick(is_postgres, slots.shares)
+            ids = list((await session.execute(pick, claim_parameters(now, limit, slots))).scalars())
+            if not ids:
+                return []
+            params = {"ids": ids, "now": now}
+            if not is_postgres:
+                rows = (await session.execute(stmt.returning(*_CLAIMED), params)).mappings()
+                claims = [Claim.of(row, lease) for row in rows.all()]
                 targets = await self._look_up_targets(session, claims, now) if claims else {}
             else:
-                claims, targets = await self._claim_with_targets(session, stmt, lease, now)
+                claims, targets = await self._claim_with_targets(session, stmt, params, lease, now)
             ready = await self._ready(session, claims, targets, retired)
         for claim, status, error in retired:  # committed: count and say so
             metrics.count_deliveries(QUEUE, status)
@@ -154,7 +188,12 @@ class Claims:
         return ready
 
     async def _claim_with_targets(
-        self, session: AsyncSession, stmt: Update, lease: Lease, now: datetime
+        self,
+        session: AsyncSession,
+        stmt: Update,
+        params: dict[str, Any],
+        lease: Lease,
+        now: datetime,
     ) -> tuple[list[Claim], dict[str, Target]]:
         """PostgreSQL: the event body, the endpoint and its active secrets come back from
         the claim itself (`id secret|id secret`, newest first)."""
@@ -186,7 +225,7 @@ class Claims:
         )
         claims: list[Claim] = []
         targets: dict[str, Target] = {}
-        for row in (await session.execute(stmt)).mappings().all():
+        for row in (await session.execute(stmt, params)).mappings().all():
             claim = Claim.of(row, lease)
             claims.append(claim)
             pairs = (entry.split(" ", 1) for entry in (row["secrets"] or "").split("|") if entry)
@@ -274,6 +313,9 @@ class Claims:
                 ready.append(claim)
         return ready
 
+    async def give_back(self, claims: list[Claim]) -> None:
+        await give_back(self.runtime, claims)
+
     def _secret(self, secret_id: str, encrypted: str) -> str:
         # Secrets never change once written: decrypt each once per process.
         secret = self._secrets.get(secret_id)
@@ -298,6 +340,30 @@ async def retire(session: AsyncSession, claim: Claim, status: str, error: str) -
         )
         .execution_options(synchronize_session=False)
     )
+
+
+async def give_back(runtime: Runtime, claims: list[Claim]) -> None:
+    """Claims never sent (the worker stopped while they waited for their share): due again
+    at once, their attempt given back. Guarded by the claim token like every outcome."""
+    now = runtime.now()
+    async with runtime.db.write() as session:
+        await session.execute(
+            update(_DELIVERIES)
+            .where(
+                _DELIVERIES.c.id == bindparam("b_id"),
+                _DELIVERIES.c.claim_token == bindparam("b_token"),
+            )
+            .values(
+                attempts=_DELIVERIES.c.attempts - 1,
+                first_attempt_at=case(
+                    (_DELIVERIES.c.attempts == 1, None), else_=_DELIVERIES.c.first_attempt_at
+                ),
+                next_attempt_at=now,
+                lease_until=None,
+                claim_token=None,
+            ),
+            [{"b_id": c.delivery_id, "b_token": c.token} for c in claims],
+        )
 
 
 async def sample_queue(runtime: Runtime) -> None:

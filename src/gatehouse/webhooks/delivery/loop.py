@@ -1,15 +1,18 @@
-"""The delivery worker's schedule: at least once, bounded concurrency (docs/reference/webhooks.md
-§6.3).
+"""The delivery worker's schedule: at least once, fair shares of bounded concurrency
+(docs/reference/webhooks.md §6.3; docs/webhooks.md, "The worker" and "Fairness").
 
-One loop claims due deliveries (claims.py), starts one task per claimed
-delivery (at most `concurrency` at once), and hands each outcome to the
-recorder (recorder.py), which commits them in batches. A worker that dies
-mid-attempt leaves leased rows that become due again when the lease ends: the
-event is sent again (at least once), never lost.
+One loop claims due deliveries (claims.py) in batches while slots are free, holds
+them under fair shares (fair.py: at most a share of the slots per endpoint and per
+tenant run at once, the rest wait here), starts one task per delivery it may start,
+and hands each outcome to the recorder (recorder.py), which commits them in batches;
+a recorded batch frees its slots. A worker that dies mid-attempt leaves leased rows
+that become due again when the lease ends: the event is sent again (at least once),
+never lost.
 
-Wake-ups: LISTEN/NOTIFY on PostgreSQL, an in-process event for publishes made
-by this process (wakeup.py), and a poll that never sleeps past the next due
-time.
+Wake-ups: LISTEN/NOTIFY on PostgreSQL, an in-process event for publishes made by this
+process (wakeup.py), an endpoint or tenant getting its room back, and the next due
+time. Without LISTEN (SQLite) the worker also looks every `poll_seconds`; with it only
+every LISTEN_POLL_SECONDS, as a safety net.
 """
 
 from __future__ import annotations
@@ -27,17 +30,25 @@ from gatehouse.runtime import Runtime
 from gatehouse.storage.leases import pause, seconds_until
 from gatehouse.webhooks import health, rules, wakeup
 from gatehouse.webhooks.delivery.claims import QUEUE, Claim, Claims
+from gatehouse.webhooks.delivery.fair import Shares, Slots
 from gatehouse.webhooks.delivery.recorder import Outcome, Recorder, Tally
 
 log = logging.getLogger("gatehouse.webhooks")
 
-# httpcore's pool scans every connection on each request: past a few dozen
-# connections that scan, not the network, bounds the rate of one process.
-DEFAULT_CONCURRENCY = 48
-# Longer than the 10 s total timeout, so a live worker's attempt never overlaps a re-claim.
-DEFAULT_LEASE_SECONDS = 30.0
+# Leased deliveries one worker holds at most; an endpoint and a tenant get a share
+# (fair.py). aiohttp's pool costs the same per request at any size.
+DEFAULT_CONCURRENCY = 256
+# Longer than the 10 s total timeout plus the wait for a share (two attempts' time,
+# fair.py), so a live worker's attempt never overlaps a re-claim.
+DEFAULT_LEASE_SECONDS = 60.0
 DEFAULT_POLL_SECONDS = 1.0
+# With LISTEN/NOTIFY every commit wakes the worker; this poll is only a safety net.
+LISTEN_POLL_SECONDS = 10.0
 HEALTH_CHECK_SECONDS = 5.0
+# With fewer free slots than this, a claim waits up to CLAIM_LINGER_SECONDS for more to
+# free up (unless woken): batches, not one row per finished attempt.
+MIN_CLAIM_BATCH = 16
+CLAIM_LINGER_SECONDS = 0.005
 
 
 @dataclass
@@ -54,6 +65,7 @@ class DeliveryWorker:
         runtime: Runtime,
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
+        per_endpoint: int | None = None,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         poll_seconds: float = DEFAULT_POLL_SECONDS,
         close_client_at_exit: bool = True,
@@ -62,17 +74,24 @@ class DeliveryWorker:
         # False when the process's outbound client is shared with other workers (run_workers
         # closes it once they have all stopped).
         self.close_client_at_exit = close_client_at_exit
-        self.concurrency = concurrency
+        self.slots: Slots[Claim] = Slots(Shares.of(concurrency, per_endpoint))
         self.poll_seconds = poll_seconds
+        if not runtime.db.is_sqlite:
+            self.poll_seconds = max(poll_seconds, LISTEN_POLL_SECONDS)
         self.stats = WorkerStats()
         self.claims = Claims(runtime, timedelta(seconds=lease_seconds))
         self.recorder = Recorder(runtime)
         self._wake = asyncio.Event()
         self._slot_freed = asyncio.Event()
-        self._in_flight = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._next_health_check = 0.0
         self._more_due = True
+        self._stopping = False
+        self._unsent: list[Claim] = []
+
+    @property
+    def concurrency(self) -> int:
+        return self.slots.shares.slots
 
     async def run(self, stop: asyncio.Event) -> None:
         """Deliver until `stop` is set, then let in-flight attempts finish and record them."""
@@ -89,34 +108,10 @@ class DeliveryWorker:
             )
         try:
             while not stop.is_set():
-                await self._maybe_check_health()
-                free = self.concurrency - self._in_flight
-                if free <= 0:
-                    self._slot_freed.clear()
-                    await pause(self._slot_freed, self.poll_seconds, stop)
-                    continue
-                woken = self._wake.is_set() or self._more_due
-                self._wake.clear()
-                # Woken by a publish (or a full batch): claim at once. Otherwise look
-                # first, so an idle worker does not take the write lock every poll.
-                if not woken:
-                    next_due = await self.claims.next_due()
-                    if next_due is None or next_due > self.runtime.now():
-                        await pause(self._wake, self._sleep_for(next_due), stop)
-                        continue
-                claims = await self.claims.claim(free)
-                self.stats.claimed += len(claims)
-                for claim in claims:
-                    self._start(claim)
-                self._more_due = len(claims) == free
-                if self._more_due:
-                    continue
-                # Sends are under way; now find when the next delivery falls due
-                # (not sooner than 10 ms after an empty claim: another worker holds it).
-                pause_for = self._sleep_for(await self.claims.next_due())
-                await pause(self._wake, pause_for if claims else max(pause_for, 0.01), stop)
+                await self._step(stop)
         finally:
             unregister()
+            self._stopping = True
             await self._drain()
             for task in helpers:
                 task.cancel()
@@ -127,6 +122,41 @@ class DeliveryWorker:
                 with contextlib.suppress(Exception):
                     await close_client()
 
+    async def _step(self, stop: asyncio.Event) -> None:
+        """Claim once (or wait for slots, a wake-up or the next due time)."""
+        await self._maybe_check_health()
+        free = self.slots.free
+        if free <= 0:
+            self._slot_freed.clear()
+            await pause(self._slot_freed, self.poll_seconds, stop)
+            return
+        if free < min(MIN_CLAIM_BATCH, self.concurrency // 4) and not self._wake.is_set():
+            # A backlog with few free slots: let more free up (or a publish come) first.
+            await pause(self._wake, CLAIM_LINGER_SECONDS, stop)
+        woken = self._wake.is_set() or self._more_due
+        self._wake.clear()
+        # Woken by a publish (or a full batch): claim at once. Otherwise look first, so
+        # an idle worker does not take the write lock every poll.
+        if not woken:
+            next_due = await self.claims.next_due(self.slots)
+            if next_due is None or next_due > self.runtime.now():
+                await pause(self._wake, self._sleep_for(next_due), stop)
+                return
+        claims = await self.claims.claim(free, self.slots)
+        self.stats.claimed += len(claims)
+        for claim in self.slots.admit(claims):
+            self._start(claim)
+        # Rows came back: claim again at once (a claim takes at most a share per endpoint
+        # and tenant, so more may be due). An empty claim leads to the wait below.
+        self._more_due = bool(claims)
+        if claims:
+            return
+        # Nothing claimed: sleep until the next delivery of an endpoint and a tenant with
+        # room falls due (not sooner than 10 ms: another worker may hold it), a publish,
+        # or a recorded batch that gives an endpoint or a tenant its room back.
+        pause_for = self._sleep_for(await self.claims.next_due(self.slots))
+        await pause(self._wake, max(pause_for, 0.01), stop)
+
     async def _stopper(self, stop: asyncio.Event) -> None:
         await stop.wait()
         self._wake.set()
@@ -136,16 +166,18 @@ class DeliveryWorker:
         return seconds_until(next_due, self.runtime.now(), self.poll_seconds)
 
     def _start(self, claim: Claim) -> None:
-        self._in_flight += 1
         task = asyncio.create_task(self._send(claim))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _recorded(self, count: int, tally: Tally) -> None:
-        self._in_flight -= count
+    def _recorded(self, batch: list[Outcome], tally: Tally) -> None:
+        if self.slots.released([outcome.claim for outcome in batch]):
+            self._wake.set()  # an endpoint or tenant has room again: its deliveries may go
         self.stats.succeeded += tally.succeeded
         self.stats.failed += tally.failed
         self._slot_freed.set()
+        if tally.retried:
+            self._wake.set()  # a retry may fall due before what the loop waits for
         # What the batch committed (an unrecorded outcome is sent again, and counted then).
         metrics.count_deliveries(QUEUE, "succeeded", tally.succeeded)
         metrics.count_deliveries(QUEUE, "retry", tally.retried)
@@ -154,11 +186,18 @@ class DeliveryWorker:
             metrics.ENDPOINTS_DISABLED.labels(reason=reason).inc()
 
     async def _drain(self) -> None:
-        """Wait (15 s at most each) for in-flight sends, then for their outcomes' recording."""
-        if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=15)
+        """Wait (15 s at most each) for in-flight sends, then for their outcomes' recording.
+        Deliveries still waiting for their share are given back unsent (due at once)."""
         deadline = time.monotonic() + 15
-        while self._in_flight > 0 and time.monotonic() < deadline:
+        while self._tasks and time.monotonic() < deadline:
+            await asyncio.wait(set(self._tasks), timeout=deadline - time.monotonic())
+        unsent = self._unsent + self.slots.take_waiting()
+        if unsent:
+            with contextlib.suppress(Exception):
+                await self.claims.give_back(unsent)
+            self.slots.released(unsent)
+        deadline = time.monotonic() + 15
+        while self.slots.held > 0 and time.monotonic() < deadline:
             self._slot_freed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._slot_freed.wait(), 0.5)
@@ -168,6 +207,11 @@ class DeliveryWorker:
         self.stats.attempted += 1
         observe(claim, result)
         self.recorder.put(Outcome(claim, result, self.runtime.now()))
+        for waiting in self.slots.finished(claim):
+            if self._stopping:
+                self._unsent.append(waiting)
+            else:
+                self._start(waiting)
 
     async def _maybe_check_health(self) -> None:
         """`failing_24h` without new dead deliveries, every HEALTH_CHECK_SECONDS."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from gatehouse.webhooks.delivery.claims import Claim
 log = logging.getLogger("gatehouse.webhooks")
 
 MAX_RECORD_BATCH = 500
+HEALTHY_REFRESH_SECONDS = 1.0
 _DELIVERIES: Table = Delivery.__table__  # type: ignore[assignment]
 
 
@@ -72,12 +74,16 @@ class Recorder:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self._outcomes: asyncio.Queue[Outcome] = asyncio.Queue()
+        # Endpoint -> when this recorder last marked it healthy (monotonic): within
+        # HEALTHY_REFRESH_SECONDS, and with no failure recorded here since, a success
+        # batch need not touch the endpoint again.
+        self._marked_healthy: dict[str, float] = {}
 
     def put(self, outcome: Outcome) -> None:
         self._outcomes.put_nowait(outcome)
 
-    async def run(self, recorded: Callable[[int, Tally], None]) -> None:
-        """Record queued outcomes batch by batch; `recorded(n, tally)` after each batch."""
+    async def run(self, recorded: Callable[[list[Outcome], Tally], None]) -> None:
+        """Record queued outcomes batch by batch; `recorded(batch, tally)` after each."""
         while True:
             batch = [await self._outcomes.get()]
             while len(batch) < MAX_RECORD_BATCH and not self._outcomes.empty():
@@ -91,7 +97,7 @@ class Recorder:
                 # Unrecorded outcomes keep their lease: the deliveries go out again later.
                 log.exception("recording webhook outcomes failed")
             finally:
-                recorded(len(batch), tally)
+                recorded(batch, tally)
 
     async def record(self, batch: list[Outcome]) -> Tally:
         """Write `batch`: in one transaction, or outcome by outcome when that fails."""
@@ -154,14 +160,32 @@ class Recorder:
             healthy_only = [
                 eid for eid, outs in by_endpoint.items() if all(o.result.success for o in outs)
             ]
-            if healthy_only:
-                await _mark_healthy(session, healthy_only, now)
+            stale = self._stale_health(healthy_only)
+            if stale:
+                await _mark_healthy(session, stale, now)
             troubled = sorted(eid for eid in by_endpoint if eid not in set(healthy_only))
+            for endpoint_id in troubled:
+                self._marked_healthy.pop(endpoint_id, None)
             for endpoint_id in troubled:
                 failures += await self._record_endpoint(
                     session, endpoint_id, by_endpoint[endpoint_id], now
                 )
         return Tally(succeeded=len(successes)) + failures
+
+    def _stale_health(self, endpoint_ids: list[str]) -> list[str]:
+        """The endpoints whose health this recorder has not written for a second."""
+        now = time.monotonic()
+        stale = [
+            eid
+            for eid in endpoint_ids
+            if now - self._marked_healthy.get(eid, -HEALTHY_REFRESH_SECONDS)
+            >= HEALTHY_REFRESH_SECONDS
+        ]
+        for eid in stale:
+            self._marked_healthy[eid] = now
+        if len(self._marked_healthy) > 10_000:
+            self._marked_healthy.clear()
+        return stale
 
     async def _record_endpoint(
         self, session: AsyncSession, endpoint_id: str, outcomes: list[Outcome], now: datetime
