@@ -5,7 +5,7 @@ What other features may use: recomputing and reading an application's risk, and 
 correlated level the staff queue filters on.
 """
 
-from gatehouse.risk.queries import level_of
+from gatehouse.risk.queries import level_figures, level_of
 from gatehouse.risk.service import recompute_risk, risk_view
 
-__all__ = ["level_of", "recompute_risk", "risk_view"]
+__all__ = ["level_figures", "level_of", "recompute_risk", "risk_view"]

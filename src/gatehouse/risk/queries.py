@@ -31,6 +31,20 @@ async def staff_email(session: AsyncSession, staff_id: str | None) -> str | None
     return await session.scalar(select(StaffMember.email).where(StaffMember.id == staff_id))
 
 
+async def level_figures(session: AsyncSession, chosen: Any) -> dict[str, int]:
+    """How many of the applications `chosen` selects are at each effective level (low
+    without an assessment)."""
+    level = func.coalesce(ApplicationRisk.level, RiskLevel.LOW.value)
+    rows = await session.execute(
+        select(level, func.count())
+        .select_from(Application)
+        .outerjoin(ApplicationRisk, ApplicationRisk.application_id == Application.id)
+        .where(Application.id.in_(chosen))
+        .group_by(level)
+    )
+    return {str(name): int(count) for name, count in rows.all()}
+
+
 def level_of(application_id: Any) -> Any:
     """A correlated read of an application's effective level (low without an assessment)."""
     return func.coalesce(

@@ -5,7 +5,7 @@ decision guard reads, the intake setting's validation and storage, erasure, and 
 correlated count the staff queue filters on.
 """
 
-from gatehouse.screening.queries import open_hits_of
+from gatehouse.screening.queries import hit_figures, open_hits_of
 from gatehouse.screening.service import (
     erase_screening,
     hit_counts,
@@ -21,6 +21,7 @@ from gatehouse.screening.service import (
 __all__ = [
     "erase_screening",
     "hit_counts",
+    "hit_figures",
     "intake_screening",
     "open_hit_count",
     "open_hits_of",

@@ -206,6 +206,16 @@ async def hit_counts(session: AsyncSession, application_id: str) -> dict[str, in
     return {status: int(count) for status, count in rows.all()}
 
 
+async def hit_figures(session: AsyncSession, chosen: Any) -> dict[str, int]:
+    """The hits of the latest runs of the applications `chosen` selects, by status."""
+    rows = await session.execute(
+        select(ScreeningHit.status, func.count())
+        .where(ScreeningHit.application_id.in_(chosen), ScreeningHit.current.is_(True))
+        .group_by(ScreeningHit.status)
+    )
+    return {status: int(count) for status, count in rows.all()}
+
+
 def open_hits_of(application_id: Any) -> Any:
     """A correlated count of an application's open hits, for other features' SELECTs."""
     return (
