@@ -1,8 +1,8 @@
 """screening and risk: watchlists, their blocking index, screening jobs and hits, intake
 screening settings and application risk
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-11-26 18:00:00
 
 New tables only (docs/screening.md): `screening_lists` (one row per list, naming the load in
@@ -19,8 +19,8 @@ from alembic import op
 
 from gatehouse.storage.base import UTCDateTime
 
-revision: str = "0014"
-down_revision: str | Sequence[str] | None = "0013"
+revision: str = "0015"
+down_revision: str | Sequence[str] | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
