@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     webhook_max_attempts: int = Field(default=12, ge=1, le=20)
     verify_callback_backoff_scale: float = Field(default=1.0, ge=0)
     sweep_interval_seconds: float = Field(default=300, gt=0)
+    # The lowest matcher score that makes a screening hit (docs/screening.md).
+    screening_threshold: float = Field(default=0.70, ge=0, le=1)
     # The largest document an applicant may upload (portal).
     upload_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
     # The largest request bodies, by kind (docs/platform.md, "Body size"): JSON bodies,

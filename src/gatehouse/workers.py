@@ -48,6 +48,10 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
     from gatehouse.records import run_sealer
 
     workers.append(("audit_sealer", run_sealer))
+    from gatehouse.risk import recompute_risk
+    from gatehouse.screening.worker import run_screening_worker
+
+    workers.append(("screening", functools.partial(run_screening_worker, after=recompute_risk)))
     return workers
 
 

@@ -67,8 +67,10 @@ async def test_the_json_pack_holds_the_case_and_the_sealed_trail(
     emails = [d["byEmail"] for d in pack["decisions"]]
     assert analyst.email in emails
     assert mlro.email in emails
-    assert pack["screening"] is None
-    assert pack["risk"] is None
+    # Screening and risk are the staff reads (never screened here: no list is loaded).
+    assert pack["screening"] == {"status": "not_screened", "screenedAt": None, "data": []}
+    assert pack["risk"]["level"] == "low"
+    assert pack["risk"]["override"] is None
     assert pack["members"][0]["role"] == "applicant"
     assert pack["audit"], "the sealed entries of the application"
     assert all(len(entry["hash"]) == 64 for entry in pack["audit"])

@@ -26,6 +26,7 @@ from gatehouse.errors import permission_denied
 from gatehouse.info_requests.queries import load_request
 from gatehouse.info_requests.service import record_answer
 from gatehouse.runtime import Runtime
+from gatehouse.screening import request_screening
 from gatehouse.storage.tables.applications import Application, Document
 from gatehouse.timeutil import format_ts
 from gatehouse.webhooks.outbox import publish
@@ -107,6 +108,7 @@ async def mark_submitted(
         application=application,
     )
     ctx.audit(session, "application.submit", application.id, application.id)
+    await request_screening(session, application.id, "submitted", now=ctx.now)
 
 
 def _clean_fields(fields: object) -> dict[str, Any]:
@@ -147,6 +149,9 @@ async def save_form_draft(
         application.company_name = company
     application.updated_at = ctx.now
     ctx.audit(session, "application.form.save", application.id, application.id)
+    # The risk rules read the answers; the screening runs again only when a screened
+    # name, birth date or nationality changed (docs/screening.md).
+    await request_screening(session, application.id, "answers_changed", force=False, now=ctx.now)
     await session.flush()
     return {"companyName": application.company_name, "fields": merged}
 

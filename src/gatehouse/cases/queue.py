@@ -37,6 +37,8 @@ from gatehouse.domain.workstation import (
     waiting_on,
 )
 from gatehouse.paging import STAFF, CursorScope, PageRequest, keyset_after, page_of, read_position
+from gatehouse.risk import level_of
+from gatehouse.screening import open_hits_of
 from gatehouse.storage.explain import estimated_rows
 from gatehouse.storage.tables.applications import Application, InfoRequest, Intake
 from gatehouse.storage.tables.core import StaffMember, Tenant
@@ -89,6 +91,9 @@ class QueueRow:
     state_age: str = ""
     waiting: str | None = None
     reminder_due: bool = False
+    # The effective risk level and the open screening hits (docs/screening.md).
+    risk: str = "low"
+    open_hits: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,8 +213,14 @@ async def queue_page(
         estimate = await estimated_rows(session, select(Application.id).where(*conditions))
         if estimate is not None and estimate <= SORT_MATCHES_UP_TO:
             order = func.coalesce(column, column)  # the same order, no index for it
-    stmt: Select[Application, str, str | None] = (
-        select(Application, Tenant.name, StaffMember.email)
+    stmt: Select[Application, str, str | None, str, int] = (
+        select(
+            Application,
+            Tenant.name,
+            StaffMember.email,
+            level_of(Application.id),
+            open_hits_of(Application.id),
+        )
         .join(Tenant, Tenant.id == Application.tenant_id)
         .outerjoin(StaffMember, StaffMember.id == Application.assigned_to)
         .where(*conditions)
@@ -225,7 +236,7 @@ async def queue_page(
         crypto=crypto,
         scope=scope,
         position_of=lambda row: (getattr(row[0], column.key), row[0].id),
-        view=lambda row: QueueRow(row[0], row[1], row[2]),
+        view=lambda row: QueueRow(row[0], row[1], row[2], risk=row[3], open_hits=int(row[4] or 0)),
     )
     shown: list[QueueRow] = listed["data"]
     if now is not None:
@@ -261,6 +272,8 @@ async def _with_ages(
                 state_age=age_words(now - a.status_changed_at),
                 waiting=waiting_on(a.status),
                 reminder_due=due,
+                risk=row.risk,
+                open_hits=row.open_hits,
             )
         )
     return out

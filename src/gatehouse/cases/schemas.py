@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from typing_extensions import TypedDict
 
 from gatehouse.applications.schemas import Application, ApplicationSummary
 
 
 class StaffApplicationSummary(ApplicationSummary):
-    """A list element of `GET /staff/v1/applications`: the tenant shape and its tenant."""
+    """The tenant list element's shape and its tenant."""
 
     tenantId: str
+
+
+class StaffQueueElement(StaffApplicationSummary):
+    """A list element of `GET /staff/v1/applications`: the summary, its risk level and its
+    open screening hits (docs/screening.md)."""
+
+    risk: Literal["low", "medium", "high"]
+    openHits: int
 
 
 class StaffApplication(Application):
@@ -20,7 +30,7 @@ class StaffApplication(Application):
 
 
 class StaffApplicationPage(TypedDict):
-    data: list[StaffApplicationSummary]
+    data: list[StaffQueueElement]
     nextCursor: str | None
     hasMore: bool
 

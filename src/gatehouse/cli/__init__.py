@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from gatehouse import logs
+from gatehouse.cli import screening
 from gatehouse.cli.audit import audit_app, retention_app
 from gatehouse.cli.common import (
     console,
@@ -41,6 +42,7 @@ keys_app = typer.Typer(
 app.add_typer(keys_app, name="keys")
 app.add_typer(audit_app, name="audit")
 app.add_typer(retention_app, name="retention")
+app.add_typer(screening.app, name="screening")
 app.command("repair")(repair_command)
 # Read by prometheus-client when the serving processes import it (gatehouse.metrics).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"

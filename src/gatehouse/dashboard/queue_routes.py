@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from gatehouse.cases import queue as queries
@@ -29,6 +30,8 @@ from gatehouse.domain.workstation import (
 from gatehouse.errors import GatehouseError
 from gatehouse.realignment import intake_choices
 from gatehouse.retention import hold_details, hold_of
+from gatehouse.risk import risk_view
+from gatehouse.screening.service import read_screening
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
 
@@ -147,6 +150,7 @@ async def render_case(
     async with runtime.db.read() as session:
         case = await case_file(session, client_id)
         legal_hold = hold_details(await hold_of(session, client_id))
+        screening, risk = await screening_panels(session, case)
         choices = [] if case is None else await intake_choices(session, case.application)
     if case is None:
         return render(
@@ -201,9 +205,19 @@ async def render_case(
             "notice": notice,
             "decision_error": decision_error,
             "legal_hold": legal_hold,
+            "screening": screening,
+            "risk": risk,
         },
         status_code=status_code,
     )
+
+
+async def screening_panels(session: AsyncSession, case: CaseFile | None) -> tuple[Any, Any]:
+    """The screening and risk panels' reads (docs/screening.md); none for an erased case."""
+    if case is None or case.application.erased_at is not None:
+        return None, None
+    client_id = case.application.id
+    return await read_screening(session, client_id), await risk_view(session, client_id)
 
 
 def _decision_hint(case: CaseFile, viewer: Viewer, moves: tuple[str, ...]) -> str | None:

@@ -14,6 +14,7 @@ from gatehouse.dashboard.invite_routes import router as invite_router
 from gatehouse.dashboard.queue_routes import router as queue_router
 from gatehouse.dashboard.realignment_routes import router as realignment_router
 from gatehouse.dashboard.records_routes import router as records_router
+from gatehouse.dashboard.screening_routes import router as screening_router
 from gatehouse.dashboard.sign_in_routes import router as sign_in_router
 from gatehouse.dashboard.staff_routes import router as staff_router
 from gatehouse.dashboard.tenants_routes import router as tenants_router
@@ -36,6 +37,7 @@ router.include_router(tenants_router)
 router.include_router(webhooks_router)
 router.include_router(verification_router)
 router.include_router(records_router)
+router.include_router(screening_router)
 router.include_router(insights_router)
 
 

@@ -26,7 +26,12 @@ from gatehouse.domain.branding import palette
 from gatehouse.domain.principals import ALL_SCOPES, Role
 from gatehouse.errors import invalid_argument
 from gatehouse.intakes import queries as intake_queries
-from gatehouse.intakes.service import create_intake, update_intake, valid_order
+from gatehouse.intakes.service import (
+    create_intake,
+    staff_intake_read,
+    update_intake,
+    valid_order,
+)
 from gatehouse.retention import holds_in_tenant
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
@@ -116,6 +121,8 @@ async def render_tenant(
         keys = await accounts.api_keys_of(session, tenant_id)
         intakes = await intake_queries.intakes_of(session, tenant_id)
         legal_holds = await holds_in_tenant(session, tenant_id)
+        # Each intake's screening mapping and risk rules (docs/screening.md).
+        intake_views = {i.id: await staff_intake_read(session, i) for i in intakes}
     if tenant is None:
         return render(
             request,
@@ -133,6 +140,7 @@ async def render_tenant(
             "tenant": tenant,
             "keys": keys,
             "intakes": intakes,
+            "intake_views": intake_views,
             "all_scopes": ALL_SCOPES,
             "kinds": CHECKLIST_KINDS,
             "checklist_rows": CHECKLIST_ROWS,

@@ -34,6 +34,7 @@ from gatehouse.erasure.replays import forget_replays
 from gatehouse.erasure.schemas import Erased
 from gatehouse.errors import failed_precondition
 from gatehouse.runtime import Runtime
+from gatehouse.screening import erase_screening
 from gatehouse.storage.tables.applications import (
     Decision,
     Document,
@@ -87,6 +88,7 @@ async def erase_application(
     await redact_events(session, application.id)
     await forget_replays(session, application.tenant_id, application.id)
     await erase_linked_customers(session, application.id, at)
+    await erase_screening(session, application.id)
     application.identity = erased_identity(application.identity, pseudonymize)
     application.external_ref = None
     application.applicant_email = None

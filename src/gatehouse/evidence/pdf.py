@@ -10,7 +10,6 @@ monospaced face, so a text extraction (`pdftotext`) gives each one whole.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
@@ -148,24 +147,56 @@ def _requests(pack: EvidencePack) -> list[Flowable]:
     return out
 
 
-def _shown(value: object) -> str:
-    """A value of the screening or risk view in words: lists and objects as compact JSON."""
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    return "" if value is None else str(value)
-
-
-def _screening_and_risk(pack: EvidencePack) -> list[Flowable]:
-    out: list[Flowable] = [_p("Screening and risk", "h2")]
-    for title, view in (("Screening", pack["screening"]), ("Risk", pack["risk"])):
-        if view is None:
-            out.append(_p(f"{title}: not part of this version."))
-        elif isinstance(view, dict):
-            out.append(_p(title, "small"))
-            out.append(_pairs((str(key), _shown(value)) for key, value in view.items()))
-        else:
-            out.append(_p(f"{title}: {_shown(view)}"))
+def _screening(pack: EvidencePack) -> list[Flowable]:
+    screening = pack["screening"]
+    out: list[Flowable] = [
+        _p("Screening", "h2"),
+        _pairs(
+            [
+                ("Status", screening["status"]),
+                ("Screened", screening["screenedAt"] or "never"),
+            ]
+        ),
+    ]
+    for hit in screening["data"]:
+        subject = hit["subject"]
+        out.append(
+            _p(
+                f"{subject['name']} ({subject['kind']}, {subject['field']}) ~ "
+                f"{hit['entityName']} · {hit['list']} {hit['entityId']} · score "
+                f"{hit['score']:.2f} · {', '.join(hit['topics']) or 'no topics'}"
+            )
+        )
+        resolved = (
+            f"{hit['status']} by {hit['resolvedBy']} at {hit['resolvedAt']}: {hit['comment']}"
+            if hit["resolvedBy"]
+            else hit["status"]
+        )
+        why = "; ".join(hit["explanation"])
+        out.append(_p(f"- {resolved}" + (f" (matched: {why})" if why else ""), "small"))
+    if not screening["data"]:
+        out.append(_p("No hits."))
     return out
+
+
+def _risk(pack: EvidencePack) -> list[Flowable]:
+    risk = pack["risk"]
+    override = risk["override"]
+    rows: list[tuple[str, object]] = [
+        ("Level", risk["level"]),
+        ("Computed", f"{risk['computedLevel']} (score {risk['score']})"),
+        (
+            "Override",
+            f"{override['level']} by {override['by']} at {override['at']}: {override['reason']}"
+            if override
+            else "none",
+        ),
+    ]
+    rows += [
+        (f"+{f['points']}" if f["points"] >= 0 else str(f["points"]), f["label"])
+        for f in risk["factors"]
+    ]
+    return [_p("Risk", "h2"), _pairs(rows)]
 
 
 def _decisions_and_notes(pack: EvidencePack) -> list[Flowable]:
@@ -265,7 +296,8 @@ def render_pdf(pack: EvidencePack) -> bytes:
         _case,
         _documents,
         _requests,
-        _screening_and_risk,
+        _screening,
+        _risk,
         _decisions_and_notes,
         _audit,
     ):

@@ -3,14 +3,14 @@ builders that fill it from the case file."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from typing_extensions import TypedDict
 
 from gatehouse.cases.case_file import CaseFile, RequestWithItems
 from gatehouse.cases.schemas import Note, StaffApplication
 from gatehouse.records import AuditHead, SealedEntry
 from gatehouse.retention import HoldDetails
+from gatehouse.risk import Risk
+from gatehouse.screening import Screening
 from gatehouse.storage.tables.applications import Decision, Member
 from gatehouse.timeutil import format_ts
 
@@ -82,8 +82,8 @@ class EvidencePack(TypedDict):
     form: list[PackFormAnswer]
     documents: list[PackDocument]
     infoRequests: list[PackInfoRequest]
-    screening: Any
-    risk: Any
+    screening: Screening
+    risk: Risk
     decisions: list[PackDecision]
     notes: list[Note]
     audit: list[SealedEntry]

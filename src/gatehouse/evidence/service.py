@@ -2,7 +2,8 @@
 
 Everything staff know about a case, gathered in the transaction that audits the export as
 `evidence.export`: the application, members, form answers, documents with their SHA-256,
-information requests with answers, decisions with the staff emails behind them, internal
+information requests with answers, screening with its hits, risk with its factors and
+override, decisions with the staff emails behind them, internal
 notes, legal hold, and the application's sealed audit entries up to the signed chain head read
 first. The PDF (`evidence.pdf`) renders the same pack.
 """
@@ -27,6 +28,8 @@ from gatehouse.evidence.schemas import (
 )
 from gatehouse.records import application_entries, current_head, sealed_entry
 from gatehouse.retention import hold_details, hold_of
+from gatehouse.risk import risk_view
+from gatehouse.screening import read_screening
 from gatehouse.storage.db import Database
 from gatehouse.timeutil import format_ts
 
@@ -59,10 +62,9 @@ async def evidence_pack(
         ],
         "documents": documents_view(case),
         "infoRequests": [request_view(entry) for entry in case.requests],
-        # Screening and risk are not part of this version: null until those areas exist
-        # (docs/audit-and-evidence.md, "The evidence pack").
-        "screening": None,
-        "risk": None,
+        # The staff reads of screening and risk (docs/reference/staff-api.md §17.2, §17.5).
+        "screening": await read_screening(session, client_id),
+        "risk": await risk_view(session, application.id),
         "decisions": [decision_view(decision, emails) for decision in case.decisions],
         "notes": [note.as_dict() for note in case.notes],
         "audit": [sealed_entry(entry) for entry in entries if entry.seq <= head["seq"]],

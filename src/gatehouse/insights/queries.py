@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Integer,
+    Select,
     and_,
     case,
     cast,
@@ -92,6 +93,11 @@ def _created_in(filters: Filters) -> list[ColumnElement[bool]]:
         Application.created_at < filters.end,
         *_scope(filters),
     ]
+
+
+def created_in(filters: Filters) -> Select[str]:
+    """The ids of the applications the funnel counts (for other areas' figures)."""
+    return select(Application.id).where(*_created_in(filters))
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
@@ -38,6 +38,35 @@ class FormField(TypedDict):
     required: bool
 
 
+class ScreenedPerson(TypedDict, total=False):
+    """Form field keys naming a person to screen (docs/screening.md)."""
+
+    name: str
+    birthDate: str
+    nationality: str
+
+
+class ScreeningSetting(TypedDict):
+    people: list[ScreenedPerson]
+
+
+class RiskRule(TypedDict):
+    key: str
+    label: str
+    points: int
+    when: dict[str, Any]
+
+
+class RiskThresholds(TypedDict):
+    medium: int
+    high: int
+
+
+class RiskRules(TypedDict):
+    rules: list[RiskRule]
+    thresholds: RiskThresholds
+
+
 class StaffIntake(TypedDict):
     """The staff view of an intake."""
 
@@ -47,3 +76,5 @@ class StaffIntake(TypedDict):
     attached: bool
     checklist: list[ChecklistEntry]
     formFields: list[FormField]
+    screening: ScreeningSetting
+    riskRules: RiskRules

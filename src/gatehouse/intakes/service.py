@@ -20,6 +20,7 @@ from gatehouse.domain.checklist import (
     validate_form_fields,
 )
 from gatehouse.domain.numbers import INT32_MAX, INT32_MIN, parse_int
+from gatehouse.domain.risk import default_rules, validate_rules
 from gatehouse.errors import failed_precondition, invalid_argument, not_found
 from gatehouse.ids import new_id
 from gatehouse.intakes.schemas import (
@@ -27,7 +28,15 @@ from gatehouse.intakes.schemas import (
     FormField,
     IntakeLabel,
     IntakeList,
+    RiskRules,
+    ScreeningSetting,
     StaffIntake,
+)
+from gatehouse.screening import (
+    intake_screening,
+    request_intake_screening,
+    save_intake_settings,
+    screening_setting,
 )
 from gatehouse.storage.tables.applications import Intake
 from gatehouse.storage.tables.core import Tenant
@@ -38,9 +47,13 @@ def intake_label_view(intake: Intake) -> IntakeLabel:
     return {"labelId": intake.id, "name": intake.name, "order": intake.order}
 
 
-def staff_intake_view(intake: Intake) -> StaffIntake:
+def staff_intake_view(
+    intake: Intake,
+    screening: dict[str, Any] | None = None,
+    risk_rules: dict[str, Any] | None = None,
+) -> StaffIntake:
     """Staff view (docs/reference/staff-api.md §5.1):
-    `{labelId, name, order, attached, checklist, formFields}`."""
+    `{labelId, name, order, attached, checklist, formFields, screening, riskRules}`."""
     return {
         "labelId": intake.id,
         "name": intake.name,
@@ -48,7 +61,40 @@ def staff_intake_view(intake: Intake) -> StaffIntake:
         "attached": intake.attached,
         "checklist": cast(list[ChecklistEntry], list(intake.checklist or [])),
         "formFields": cast(list[FormField], list(intake.form_fields or [])),
+        "screening": cast(ScreeningSetting, screening or {"people": []}),
+        "riskRules": cast(RiskRules, risk_rules or default_rules()),
     }
+
+
+async def staff_intake_read(session: AsyncSession, intake: Intake) -> StaffIntake:
+    """The staff view with the intake's screening mapping and risk rules."""
+    settings = await intake_screening(session, intake.id)
+    if settings is None:
+        return staff_intake_view(intake)
+    return staff_intake_view(intake, settings.screening, settings.risk_rules)
+
+
+def _keys(entries: object) -> set[str]:
+    return {str(e["key"]) for e in entries or [] if isinstance(e, dict)}  # type: ignore[attr-defined]
+
+
+async def _screening_settings(
+    session: AsyncSession, ctx: WriteContext, intake: Intake, changes: dict[str, Any]
+) -> None:
+    """Validate the screening mapping and risk rules (sent, or kept) against the intake's
+    form fields and checklist, store them, and queue the intake's applications."""
+    touched = {"screening", "riskRules", "formFields", "checklist"} & set(changes)
+    if not touched:
+        return
+    current = await intake_screening(session, intake.id)
+    screening = changes.get("screening", current.screening if current else None)
+    rules = changes.get("riskRules", current.risk_rules if current else None)
+    fields, items = _keys(intake.form_fields), _keys(intake.checklist)
+    clean_screening = screening_setting(screening, fields)
+    clean_rules = validate_rules(rules, fields, items)
+    await save_intake_settings(session, intake.id, clean_screening, clean_rules)
+    if current is not None or {"screening", "riskRules"} & set(changes):
+        await request_intake_screening(session, intake.id, "intake_changed", now=ctx.now)
 
 
 async def attached_intakes(session: AsyncSession, tenant_id: str) -> list[Intake]:
@@ -144,6 +190,8 @@ async def create_intake(
     attached: bool,
     checklist: object,
     form_fields: object,
+    screening: object = None,
+    risk_rules: object = None,
 ) -> Intake:
     """POST /staff/v1/tenants/{tenantId}/intakes: validates, appends in creation order."""
     clean_name = _valid_name(name)
@@ -174,6 +222,10 @@ async def create_intake(
         updated_at=ctx.now,
     )
     session.add(intake)
+    await session.flush()
+    await _screening_settings(
+        session, ctx, intake, {"screening": screening, "riskRules": risk_rules}
+    )
     ctx.audit(session, "intake.create", intake.id, tenant_id=tenant_id)
     await session.flush()
     return intake
@@ -204,6 +256,7 @@ async def update_intake(
             intake.form_fields = validate_form_fields(changes["formFields"])
         except ConfigurationError as exc:
             raise _config_error("formFields", exc) from None
+    await _screening_settings(session, ctx, intake, changes)
     intake.updated_at = ctx.now
     ctx.audit(session, "intake.update", intake.id, tenant_id=intake.tenant_id)
     return intake

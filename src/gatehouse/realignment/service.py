@@ -39,6 +39,8 @@ from gatehouse.errors import GatehouseError, failed_precondition, invalid_argume
 from gatehouse.intakes.service import attached_intakes
 from gatehouse.realignment import queries
 from gatehouse.realignment.schemas import RepairResult
+from gatehouse.risk import recompute_risk
+from gatehouse.screening import request_screening
 from gatehouse.storage.db import Database
 from gatehouse.storage.tables.applications import Application, Intake
 
@@ -129,8 +131,10 @@ async def _move(
         await publish_status_change(
             session, application, previous_status=previous, reason=REASON_PAIR_CHANGE, at=ctx.now
         )
-    # Screening and risk follow the new intake here, once those areas exist: re-screen the
-    # subjects the new intake names and recompute the risk under its rules.
+    # Screening and risk follow the new intake (docs/screening.md): the subjects it names are
+    # screened and the risk computed under its rules, now and again by the workers.
+    await recompute_risk(session, application.id)
+    await request_screening(session, application.id, "intake_changed", now=ctx.now)
     ctx.audit(
         session,
         "application.intake.change",

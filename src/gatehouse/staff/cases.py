@@ -19,6 +19,7 @@ from gatehouse.cases import queries as case_reads
 from gatehouse.crypto import Crypto
 from gatehouse.decisions import service as decisions
 from gatehouse.domain.principals import Role, StaffPrincipal
+from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import STATUSES
 from gatehouse.erasure import service as erasure
 from gatehouse.errors import invalid_argument
@@ -45,8 +46,14 @@ def _query(request: Request, allowed: Iterable[str]) -> tuple[dict[str, str], Pa
 async def list_applications(request: Request, staff: StaffUser, runtime: RuntimeDep) -> Response:
     """Applications across tenants, newest change first (analyst+)."""
     require_role(staff, Role.ANALYST)
-    values, page = _query(request, ("tenantId", "status", "limit", "cursor"))
+    values, page = _query(request, ("tenantId", "status", "risk", "screening", "limit", "cursor"))
     status = values.get("status")
+    risk = values.get("risk")
+    if risk is not None and risk not in RISK_LEVELS:
+        raise invalid_argument("risk must be low, medium or high.", "risk", "unknown level")
+    screening = values.get("screening")
+    if screening is not None and screening != "hits":
+        raise invalid_argument("screening must be hits.", "screening", "unknown filter")
     if status is not None and status not in STATUSES:
         raise invalid_argument(
             f"status must be one of {', '.join(STATUSES)}.", "status", "unknown status"
@@ -56,7 +63,13 @@ async def list_applications(request: Request, staff: StaffUser, runtime: Runtime
         raise invalid_argument("tenantId must not be empty.", "tenantId", "empty")
     async with runtime.db.read() as session:
         result = await case_reads.list_applications(
-            session, runtime.crypto, tenant_id=tenant_id, status=status, page=page
+            session,
+            runtime.crypto,
+            tenant_id=tenant_id,
+            status=status,
+            page=page,
+            risk=risk,
+            with_open_hits=screening is not None,
         )
     return json_response(200, result)
 

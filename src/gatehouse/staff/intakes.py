@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
 from gatehouse.domain.principals import Role
-from gatehouse.intakes.service import create_intake, staff_intake_view, update_intake
+from gatehouse.intakes.service import create_intake, staff_intake_read, update_intake
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
@@ -32,6 +32,8 @@ class IntakeCreateBody(BaseModel):
     attached: bool = True
     checklist: list[Any] | None = None
     formFields: list[Any] | None = None
+    screening: Any = None
+    riskRules: Any = None
 
 
 class IntakeUpdateBody(BaseModel):
@@ -42,13 +44,15 @@ class IntakeUpdateBody(BaseModel):
     attached: bool | None = None
     checklist: list[Any] | None = None
     formFields: list[Any] | None = None
+    screening: Any = None
+    riskRules: Any = None
 
 
 @router.post("/staff/v1/tenants/{tenant_id}/intakes", openapi_extra=body_schema(IntakeCreateBody))
 async def post_intake(
     tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
-    """201 `{labelId, name, order, attached, checklist, formFields}`."""
+    """201 `{labelId, name, order, attached, checklist, formFields, screening, riskRules}`."""
     require_role(staff, Role.ADMIN)
     body = await parse_body(request, IntakeCreateBody)
     async with runtime.db.write() as session:
@@ -61,8 +65,10 @@ async def post_intake(
             attached=body.attached,
             checklist=body.checklist,
             form_fields=body.formFields,
+            screening=body.screening,
+            risk_rules=body.riskRules,
         )
-        view = staff_intake_view(intake)
+        view = await staff_intake_read(session, intake)
     return json_response(201, view)
 
 
@@ -76,5 +82,5 @@ async def patch_intake(
     changes = {name: getattr(body, name) for name in body.model_fields_set}
     async with runtime.db.write() as session:
         intake = await update_intake(session, write_context(request, staff), label_id, changes)
-        view = staff_intake_view(intake)
+        view = await staff_intake_read(session, intake)
     return json_response(200, view)

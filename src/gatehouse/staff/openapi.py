@@ -10,6 +10,7 @@ from gatehouse.staff import (
     openapi_insights,
     openapi_realignment,
     openapi_records,
+    openapi_screening,
     openapi_tenants,
     openapi_verification,
 )
@@ -23,4 +24,5 @@ OPERATIONS: OperationTable = {
     **openapi_records.OPERATIONS,
     **openapi_realignment.OPERATIONS,
     **openapi_insights.OPERATIONS,
+    **openapi_screening.OPERATIONS,
 }

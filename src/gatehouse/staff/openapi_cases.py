@@ -23,6 +23,7 @@ from gatehouse.cases.schemas import (
 )
 from gatehouse.domain.info_requests import ItemType
 from gatehouse.domain.principals import Role
+from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import ApplicationStatus, DecisionAction
 from gatehouse.erasure.schemas import Erased
 from gatehouse.staff.openapi_tenants import TENANT_FILTER
@@ -32,6 +33,7 @@ from gatehouse.web.openapi import (
     LIMIT,
     Op,
     OperationTable,
+    Query,
     listing,
     nullable,
     page,
@@ -41,7 +43,20 @@ from gatehouse.web.openapi import (
 ANALYST = Role.ANALYST.value
 ADMIN = Role.ADMIN.value
 
-STAFF_SUMMARY_EXAMPLE = {**SUMMARY_EXAMPLE, "tenantId": "ten_4d3c2b1a0f9e"}
+STAFF_SUMMARY_EXAMPLE = {
+    **SUMMARY_EXAMPLE,
+    "tenantId": "ten_4d3c2b1a0f9e",
+    "risk": "low",
+    "openHits": 0,
+}
+RISK_FILTER = Query(
+    "risk", "Only applications at this risk level.", {"type": "string", "enum": list(RISK_LEVELS)}
+)
+SCREENING_FILTER = Query(
+    "screening",
+    "`hits`: only applications with an open screening hit.",
+    {"type": "string", "enum": ["hits"]},
+)
 AUDIT_ENTRY_EXAMPLE: AuditRecord = {
     "at": "2026-11-22T10:00:00.000Z",
     "actor": "staff:stf_1a2b3c4d5e6f",
@@ -96,7 +111,7 @@ OPERATIONS: OperationTable = {
         "List applications across tenants, most recently changed first",
         {200: StaffApplicationPage},
         access=ANALYST,
-        query=(TENANT_FILTER, APPLICATION_STATUS, LIMIT, CURSOR),
+        query=(TENANT_FILTER, APPLICATION_STATUS, RISK_FILTER, SCREENING_FILTER, LIMIT, CURSOR),
         answer_example=page(STAFF_SUMMARY_EXAMPLE),
     ),
     ("GET", "/staff/v1/applications/{client_id}"): Op(

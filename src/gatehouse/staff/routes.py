@@ -13,6 +13,7 @@ from gatehouse.staff.insights import router as insights_router
 from gatehouse.staff.intakes import router as intakes_router
 from gatehouse.staff.realignment import router as realignment_router
 from gatehouse.staff.records import router as records_router
+from gatehouse.staff.screening import router as screening_router
 from gatehouse.staff.verification import router as verification_router
 from gatehouse.staff.webhooks import router as webhooks_router
 
@@ -29,5 +30,6 @@ for sub in (
     webhooks_router,
     verification_router,
     records_router,
+    screening_router,
 ):
     router.include_router(sub)

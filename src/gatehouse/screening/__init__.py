@@ -1,0 +1,37 @@
+"""Screening of applications against watchlists (docs/screening.md).
+
+What other features may use: asking for a screening, its summary and its full staff read
+(the evidence pack's), the open-hit count the decision guard reads, the intake setting's
+validation and storage, erasure, and the correlated count the staff queue filters on.
+"""
+
+from gatehouse.screening.queries import hit_figures, open_hits_of
+from gatehouse.screening.schemas import Screening
+from gatehouse.screening.service import (
+    erase_screening,
+    hit_counts,
+    intake_screening,
+    open_hit_count,
+    read_screening,
+    request_intake_screening,
+    request_screening,
+    save_intake_settings,
+    screening_setting,
+    screening_summary,
+)
+
+__all__ = [
+    "Screening",
+    "erase_screening",
+    "hit_counts",
+    "hit_figures",
+    "intake_screening",
+    "open_hit_count",
+    "open_hits_of",
+    "read_screening",
+    "request_intake_screening",
+    "request_screening",
+    "save_intake_settings",
+    "screening_setting",
+    "screening_summary",
+]
