@@ -865,7 +865,7 @@ export interface paths {
         put?: never;
         /**
          * Create an intake for a tenant
-         * @description 201 `{labelId, name, order, attached, checklist, formFields}`.
+         * @description 201 `{labelId, name, order, attached, checklist, formFields, screening, riskRules}`.
          *
          *     Needs the `admin` role (or higher).
          */
@@ -1509,6 +1509,226 @@ export interface paths {
          *     Needs the `admin` role (or higher).
          */
         post: operations["runVerificationSweep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/audit/head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit chain's head, signed
+         * @description The audit chain's head, signed (admin+).
+         *
+         *     Needs the `admin` role (or higher).
+         */
+        get: operations["getAuditHead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every sealed audit entry as NDJSON, then the signed head
+         * @description Every sealed entry as NDJSON, then the signed head (admin+).
+         *
+         *     Needs the `admin` role (or higher).
+         */
+        get: operations["exportAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/applications/{clientId}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An application's evidence pack, PDF or JSON (audited)
+         * @description The application's evidence pack, PDF or `?format=json` (mlro+; audited).
+         *
+         *     Needs the `mlro` role (or higher).
+         */
+        get: operations["getEvidencePack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/applications/{clientId}/legal-hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place or release an application's legal hold
+         * @description Place or release a legal hold, with a reason (mlro+; audited).
+         *
+         *     Needs the `mlro` role (or higher).
+         */
+        post: operations["setLegalHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/screening/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The watchlists in force
+         * @description The watchlists in force (analyst+).
+         *
+         *     Needs the `analyst` role (or higher).
+         */
+        get: operations["listScreeningLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/applications/{clientId}/screening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An application's screening: its status and hits, best score first
+         * @description `{status, screenedAt, data}` (analyst+).
+         *
+         *     Needs the `analyst` role (or higher).
+         */
+        get: operations["getScreening"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/applications/{clientId}/screening/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Screen an application now (in the background)
+         * @description Queue a screening now → 202 (analyst+).
+         *
+         *     Needs the `analyst` role (or higher).
+         */
+        post: operations["runScreening"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/screening-hits/{hit_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a screening hit as a match or no match
+         * @description Changing a resolved hit needs the mlro role (docs/reference/staff-api.md §17).
+         *
+         *     Needs the `analyst` role (or higher).
+         */
+        post: operations["resolveScreeningHit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/applications/{clientId}/risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An application's risk: level, score, factors and override
+         * @description `{level, score, factors, computedLevel, override}` (analyst+).
+         *
+         *     Needs the `analyst` role (or higher).
+         */
+        get: operations["getRisk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/v1/applications/{clientId}/risk/override": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Override an application's risk level (null clears the override)
+         * @description Set (or clear with `level: null`) the effective level, with a reason (mlro+).
+         *
+         *     Needs the `mlro` role (or higher).
+         */
+        post: operations["overrideRisk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2167,6 +2387,11 @@ export interface components {
             displayName?: string | null;
             /** Accentcolor */
             accentColor?: string | null;
+            /** Retention */
+            retention?: {
+                rejectedDays?: number | null;
+                abandonedDays?: number | null;
+            } | null;
         };
         /**
          * ApiKeyCreate
@@ -2267,6 +2492,10 @@ export interface components {
             checklist?: components["schemas"]["ChecklistEntry"][] | null;
             /** Formfields */
             formFields?: components["schemas"]["FormField"][] | null;
+            /** Screening */
+            screening?: unknown;
+            /** Riskrules */
+            riskRules?: unknown;
         };
         /** IntakeUpdateBody */
         IntakeUpdateBody: {
@@ -2280,6 +2509,10 @@ export interface components {
             checklist?: components["schemas"]["ChecklistEntry"][] | null;
             /** Formfields */
             formFields?: components["schemas"]["FormField"][] | null;
+            /** Screening */
+            screening?: unknown;
+            /** Riskrules */
+            riskRules?: unknown;
         };
         /**
          * IntakeBody
@@ -2291,6 +2524,33 @@ export interface components {
             labelId?: string;
             /** Comment */
             comment?: string | null;
+        };
+        /**
+         * LegalHoldBody
+         * @description `POST /staff/v1/applications/{clientId}/legal-hold` body: checked by the service.
+         */
+        LegalHoldBody: {
+            /** Hold */
+            hold?: boolean;
+            /** Reason */
+            reason?: string;
+        };
+        /** ResolveBody */
+        ResolveBody: {
+            /**
+             * Resolution
+             * @enum {string}
+             */
+            resolution?: "match" | "no_match";
+            /** Comment */
+            comment?: string;
+        };
+        /** OverrideBody */
+        OverrideBody: {
+            /** Level */
+            level?: ("low" | "medium" | "high") | null;
+            /** Reason */
+            reason?: string;
         };
         /**
          * ClientCreate
@@ -2861,6 +3121,17 @@ export interface components {
             token: string;
         };
         /**
+         * RetentionView
+         * @description Days after which the retention sweep erases a case (docs/operations.md, "Retention");
+         *     null keeps it.
+         */
+        RetentionView: {
+            /** Rejecteddays */
+            rejectedDays: number | null;
+            /** Abandoneddays */
+            abandonedDays: number | null;
+        };
+        /**
          * TenantView
          * @description A tenant; `environment` is `live` or `sandbox`, fixed at creation.
          */
@@ -2891,6 +3162,7 @@ export interface components {
             accentColor: string | null;
             /** Logourl */
             logoUrl: string | null;
+            retention: components["schemas"]["RetentionView"];
         };
         /** TenantPage */
         TenantPage: {
@@ -3011,6 +3283,49 @@ export interface components {
             /** Required */
             required: boolean;
         };
+        /** RiskRule */
+        RiskRule: {
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Points */
+            points: number;
+            /** When */
+            when: {
+                [key: string]: unknown;
+            };
+        };
+        /** RiskRules */
+        RiskRules: {
+            /** Rules */
+            rules: components["schemas"]["RiskRule"][];
+            thresholds: components["schemas"]["RiskThresholds"];
+        };
+        /** RiskThresholds */
+        RiskThresholds: {
+            /** Medium */
+            medium: number;
+            /** High */
+            high: number;
+        };
+        /**
+         * ScreenedPerson
+         * @description Form field keys naming a person to screen (docs/screening.md).
+         */
+        ScreenedPerson: {
+            /** Name */
+            name?: string;
+            /** Birthdate */
+            birthDate?: string;
+            /** Nationality */
+            nationality?: string;
+        };
+        /** ScreeningSetting */
+        ScreeningSetting: {
+            /** People */
+            people: components["schemas"]["ScreenedPerson"][];
+        };
         /**
          * StaffIntake
          * @description The staff view of an intake.
@@ -3028,12 +3343,15 @@ export interface components {
             checklist: components["schemas"]["ChecklistEntry"][];
             /** Formfields */
             formFields: components["schemas"]["FormField"][];
+            screening: components["schemas"]["ScreeningSetting"];
+            riskRules: components["schemas"]["RiskRules"];
         };
         /**
-         * StaffApplicationSummary
-         * @description A list element of `GET /staff/v1/applications`: the tenant shape and its tenant.
+         * StaffQueueElement
+         * @description A list element of `GET /staff/v1/applications`: the summary, its risk level and its
+         *     open screening hits (docs/screening.md).
          */
-        StaffApplicationSummary: {
+        StaffQueueElement: {
             /** Clientid */
             clientId: string;
             /** Externalref */
@@ -3056,11 +3374,18 @@ export interface components {
             rejectionReason?: string | null;
             /** Tenantid */
             tenantId: string;
+            /**
+             * Risk
+             * @enum {string}
+             */
+            risk: "low" | "medium" | "high";
+            /** Openhits */
+            openHits: number;
         };
         /** StaffApplicationPage */
         StaffApplicationPage: {
             /** Data */
-            data: components["schemas"]["StaffApplicationSummary"][];
+            data: components["schemas"]["StaffQueueElement"][];
             /** Nextcursor */
             nextCursor: string | null;
             /** Hasmore */
@@ -3113,7 +3438,8 @@ export interface components {
         };
         /**
          * AuditRecord
-         * @description One audit entry: who did what to which target, and in which request.
+         * @description One audit entry: who did what to which target, and in which request; `seq` and `hash`
+         *     its place in the sealed chain, null until sealed (docs/audit-and-evidence.md).
          */
         AuditRecord: {
             /** At */
@@ -3126,6 +3452,10 @@ export interface components {
             target: string | null;
             /** Requestid */
             requestId: string | null;
+            /** Seq */
+            seq: number | null;
+            /** Hash */
+            hash: string | null;
         };
         /** AuditPage */
         AuditPage: {
@@ -3472,6 +3802,327 @@ export interface components {
             warningsSent: number;
             /** Movedtodraft */
             movedToDraft: number;
+        };
+        /**
+         * AuditHead
+         * @description The chain's last sealed entry, signed: `signature` is a MAC of `seq` and `hash`.
+         */
+        AuditHead: {
+            /** Seq */
+            seq: number;
+            /** Hash */
+            hash: string;
+            /** At */
+            at: string | null;
+            /** Signature */
+            signature: string;
+        };
+        /** Hit */
+        Hit: {
+            /** Hitid */
+            hitId: string;
+            subject: components["schemas"]["HitSubject"];
+            /** List */
+            list: string;
+            /** Entityid */
+            entityId: string;
+            /** Entityname */
+            entityName: string;
+            /** Schema */
+            schema: string;
+            /** Topics */
+            topics: string[];
+            /** Score */
+            score: number;
+            /** Explanation */
+            explanation: string[];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "match" | "no_match";
+            /** Comment */
+            comment: string | null;
+            /** Resolvedby */
+            resolvedBy: string | null;
+            /** Resolvedat */
+            resolvedAt: string | null;
+            entity: components["schemas"]["ListedEntity"];
+        };
+        /** HitSubject */
+        HitSubject: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "person" | "company";
+            /** Name */
+            name: string;
+            /** Field */
+            field: string;
+        };
+        /**
+         * HoldDetails
+         * @description A hold as the case page and the evidence pack show it.
+         */
+        HoldDetails: {
+            /** Reason */
+            reason: string;
+            /** Placedby */
+            placedBy: string;
+            /** Placedat */
+            placedAt: string;
+        };
+        /**
+         * ListedEntity
+         * @description What the list says of the entity: its names, birth dates, countries and topics.
+         */
+        ListedEntity: {
+            /** Names */
+            names: string[];
+            /** Birthdates */
+            birthDates: string[];
+            /** Countries */
+            countries: string[];
+            /** Topics */
+            topics: string[];
+        };
+        /**
+         * PackDecision
+         * @description A decision-history entry; `byEmail` the staff member's email (the proposer of an
+         *     `approve`, the countersigner of an `approved`).
+         */
+        PackDecision: {
+            /** Action */
+            action: string | null;
+            /** Fromstatus */
+            fromStatus: string | null;
+            /** Tostatus */
+            toStatus: string | null;
+            /** Byrole */
+            byRole: string | null;
+            /** Byemail */
+            byEmail: string | null;
+            /** Comment */
+            comment: string | null;
+            /** At */
+            at: string;
+        };
+        /** PackDocument */
+        PackDocument: {
+            /** Documentid */
+            documentId: string;
+            /** Kind */
+            kind: string;
+            /** Type */
+            type: string;
+            /** Size */
+            size: number;
+            /** Sha256 */
+            sha256: string | null;
+            /** Uploadedat */
+            uploadedAt: string;
+        };
+        /** PackFormAnswer */
+        PackFormAnswer: {
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Value */
+            value: string;
+        };
+        /** PackInfoRequest */
+        PackInfoRequest: {
+            /** Requestid */
+            requestId: string;
+            /** Round */
+            round: number;
+            /** Status */
+            status: string;
+            /** Comment */
+            comment: string | null;
+            /** Createdat */
+            createdAt: string;
+            /** Respondedat */
+            respondedAt: string | null;
+            /** Closedat */
+            closedAt: string | null;
+            /** Cancelledat */
+            cancelledAt: string | null;
+            /** Items */
+            items: components["schemas"]["PackItem"][];
+        };
+        /** PackItem */
+        PackItem: {
+            /** Itemid */
+            itemId: string;
+            /** Type */
+            type: string;
+            /** Prompt */
+            prompt: string;
+            /** Status */
+            status: string;
+            /** Answer */
+            answer: string | null;
+            /** Documentid */
+            documentId: string | null;
+            /** Answeredat */
+            answeredAt: string | null;
+        };
+        /** PackMember */
+        PackMember: {
+            /** Memberid */
+            memberId: string;
+            /** Email */
+            email: string;
+            /** Role */
+            role: string;
+            /** Joinedat */
+            joinedAt: string;
+        };
+        /** Risk */
+        Risk: {
+            /**
+             * Level
+             * @enum {string}
+             */
+            level: "low" | "medium" | "high";
+            /** Score */
+            score: number;
+            /** Factors */
+            factors: components["schemas"]["RiskFactor"][];
+            /**
+             * Computedlevel
+             * @enum {string}
+             */
+            computedLevel: "low" | "medium" | "high";
+            override: components["schemas"]["RiskOverride"] | null;
+        };
+        /** RiskFactor */
+        RiskFactor: {
+            /** Rule */
+            rule: string;
+            /** Label */
+            label: string;
+            /** Points */
+            points: number;
+        };
+        /** RiskOverride */
+        RiskOverride: {
+            /**
+             * Level
+             * @enum {string}
+             */
+            level: "low" | "medium" | "high";
+            /** Reason */
+            reason: string;
+            /** By */
+            by: string | null;
+            /** At */
+            at: string;
+        };
+        /** Screening */
+        Screening: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "not_screened" | "clear" | "hits";
+            /** Screenedat */
+            screenedAt: string | null;
+            /** Data */
+            data: components["schemas"]["Hit"][];
+        };
+        /**
+         * SealedEntry
+         * @description A sealed entry as the evidence pack shows it.
+         */
+        SealedEntry: {
+            /** Seq */
+            seq: number;
+            /** At */
+            at: string;
+            /** Actor */
+            actor: string;
+            /** Action */
+            action: string;
+            /** Target */
+            target: string;
+            /** Tenantid */
+            tenantId: string | null;
+            /** Applicationid */
+            applicationId: string | null;
+            /** Requestid */
+            requestId: string | null;
+            /** Hash */
+            hash: string;
+        };
+        /**
+         * EvidencePack
+         * @description `GET /staff/v1/applications/{clientId}/evidence?format=json`.
+         */
+        EvidencePack: {
+            /** Tenant */
+            tenant: {
+                [key: string]: string;
+            };
+            application: components["schemas"]["StaffApplication"];
+            legalHold: components["schemas"]["HoldDetails"] | null;
+            /** Members */
+            members: components["schemas"]["PackMember"][];
+            /** Form */
+            form: components["schemas"]["PackFormAnswer"][];
+            /** Documents */
+            documents: components["schemas"]["PackDocument"][];
+            /** Inforequests */
+            infoRequests: components["schemas"]["PackInfoRequest"][];
+            screening: components["schemas"]["Screening"];
+            risk: components["schemas"]["Risk"];
+            /** Decisions */
+            decisions: components["schemas"]["PackDecision"][];
+            /** Notes */
+            notes: components["schemas"]["Note"][];
+            /** Audit */
+            audit: components["schemas"]["SealedEntry"][];
+            auditHead: components["schemas"]["AuditHead"];
+            /** Generatedat */
+            generatedAt: string;
+        };
+        /**
+         * LegalHoldView
+         * @description `POST /staff/v1/applications/{clientId}/legal-hold`'s answer.
+         */
+        LegalHoldView: {
+            /** Clientid */
+            clientId: string;
+            /** Legalhold */
+            legalHold: boolean;
+            /** Reason */
+            reason: string | null;
+        };
+        /** WatchList */
+        WatchList: {
+            /** Name */
+            name: string;
+            /** Entities */
+            entities: number;
+            /** Version */
+            version: string;
+            /** Loadedat */
+            loadedAt: string;
+        };
+        /** WatchLists */
+        WatchLists: {
+            /** Data */
+            data: components["schemas"]["WatchList"][];
+        };
+        /** ScreeningRequested */
+        ScreeningRequested: {
+            /** Clientid */
+            clientId: string;
+            /** Queued */
+            queued: boolean;
         };
         /**
          * VerifyMessage
@@ -7711,7 +8362,11 @@ export interface operations {
                      *           "environment": "live",
                      *           "displayName": null,
                      *           "accentColor": null,
-                     *           "logoUrl": null
+                     *           "logoUrl": null,
+                     *           "retention": {
+                     *             "rejectedDays": null,
+                     *             "abandonedDays": null
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": null,
@@ -7790,7 +8445,11 @@ export interface operations {
                      *       "environment": "live",
                      *       "displayName": null,
                      *       "accentColor": null,
-                     *       "logoUrl": null
+                     *       "logoUrl": null,
+                     *       "retention": {
+                     *         "rejectedDays": null,
+                     *         "abandonedDays": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["TenantView"];
@@ -7868,7 +8527,11 @@ export interface operations {
                      *       "environment": "live",
                      *       "displayName": null,
                      *       "accentColor": null,
-                     *       "logoUrl": null
+                     *       "logoUrl": null,
+                     *       "retention": {
+                     *         "rejectedDays": null,
+                     *         "abandonedDays": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["TenantView"];
@@ -8029,7 +8692,11 @@ export interface operations {
                      *       "environment": "live",
                      *       "displayName": null,
                      *       "accentColor": null,
-                     *       "logoUrl": null
+                     *       "logoUrl": null,
+                     *       "retention": {
+                     *         "rejectedDays": null,
+                     *         "abandonedDays": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["TenantView"];
@@ -8117,7 +8784,11 @@ export interface operations {
                      *       "environment": "live",
                      *       "displayName": null,
                      *       "accentColor": null,
-                     *       "logoUrl": null
+                     *       "logoUrl": null,
+                     *       "retention": {
+                     *         "rejectedDays": null,
+                     *         "abandonedDays": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["TenantView"];
@@ -8378,7 +9049,11 @@ export interface operations {
                      *       "environment": "live",
                      *       "displayName": null,
                      *       "accentColor": null,
-                     *       "logoUrl": "/portal/logo/ten_4d3c2b1a0f9e/5b1f"
+                     *       "logoUrl": "/portal/logo/ten_4d3c2b1a0f9e/5b1f",
+                     *       "retention": {
+                     *         "rejectedDays": null,
+                     *         "abandonedDays": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["TenantView"];
@@ -8476,7 +9151,11 @@ export interface operations {
                      *       "environment": "live",
                      *       "displayName": null,
                      *       "accentColor": null,
-                     *       "logoUrl": null
+                     *       "logoUrl": null,
+                     *       "retention": {
+                     *         "rejectedDays": null,
+                     *         "abandonedDays": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["TenantView"];
@@ -9292,6 +9971,10 @@ export interface operations {
                 tenantId?: string;
                 /** @description Only applications with this status. */
                 status?: "pending" | "needs_info" | "hold" | "pending_approval" | "active" | "rejected";
+                /** @description Only applications at this risk level. */
+                risk?: "low" | "medium" | "high";
+                /** @description `hits`: only applications with an open screening hit. */
+                screening?: "hits";
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, with the same filters. */
@@ -9323,7 +10006,9 @@ export interface operations {
                      *           "createdAt": "2026-11-20T09:12:44.120Z",
                      *           "updatedAt": "2026-11-22T10:00:00.000Z",
                      *           "submittedAt": "2026-11-21T16:03:10.512Z",
-                     *           "tenantId": "ten_4d3c2b1a0f9e"
+                     *           "tenantId": "ten_4d3c2b1a0f9e",
+                     *           "risk": "low",
+                     *           "openHits": 0
                      *         }
                      *       ],
                      *       "nextCursor": null,
@@ -10343,7 +11028,9 @@ export interface operations {
                      *           "actor": "staff:stf_1a2b3c4d5e6f",
                      *           "action": "info_request.raise",
                      *           "target": "ir_5c1e0f7a2d9b",
-                     *           "requestId": "req_7d6c5b4a3f2e"
+                     *           "requestId": "req_7d6c5b4a3f2e",
+                     *           "seq": 1042,
+                     *           "hash": "9f2c000000000000000000000000000000000000000000000000000000000000"
                      *         }
                      *       ],
                      *       "nextCursor": null,
@@ -10427,7 +11114,9 @@ export interface operations {
                      *           "actor": "staff:stf_1a2b3c4d5e6f",
                      *           "action": "info_request.raise",
                      *           "target": "ir_5c1e0f7a2d9b",
-                     *           "requestId": "req_7d6c5b4a3f2e"
+                     *           "requestId": "req_7d6c5b4a3f2e",
+                     *           "seq": 1042,
+                     *           "hash": "9f2c000000000000000000000000000000000000000000000000000000000000"
                      *         }
                      *       ],
                      *       "nextCursor": null,
@@ -12028,6 +12717,894 @@ export interface operations {
             };
             /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
             403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the surface allows. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuditHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "seq": 1042,
+                     *       "hash": "9f2c000000000000000000000000000000000000000000000000000000000000",
+                     *       "at": "2026-11-26T18:00:02.000Z",
+                     *       "signature": "a1b2c3.5e00000000000000000000000000000000000000000000000000000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditHead"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAudit: {
+        parameters: {
+            query?: {
+                /** @description Entries at or after this time (RFC 3339). */
+                from?: string;
+                /** @description Entries before this time (RFC 3339). */
+                to?: string;
+                /** @description Only this tenant's. */
+                tenantId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"seq":1,"at":"2026-11-26T18:00:00.000Z","actor":"staff:stf_1a2b3c4d5e6f","action":"tenant.updated","target":"ten_4d3c2b1a0f9e","tenantId":"ten_4d3c2b1a0f9e","applicationId":null,"requestId":"req_7d6c5b4a3f2e","prevHash":"0000000000000000000000000000000000000000000000000000000000000000","hash":"9f2c000000000000000000000000000000000000000000000000000000000000"}
+                     *     {"head":{"seq":1,"hash":"9f2c000000000000000000000000000000000000000000000000000000000000","at":"2026-11-26T18:00:02.000Z","signature":"a1b2c3.5e00000000000000000000000000000000000000000000000000000000000000"}}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvidencePack: {
+        parameters: {
+            query?: {
+                /** @description `pdf` (the default) or `json`. */
+                format?: "pdf" | "json";
+            };
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "application/json": components["schemas"]["EvidencePack"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The application was erased (failed-precondition). */
+            410: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setLegalHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hold": true,
+                 *       "reason": "Subpoena 2026-114 from the regulator."
+                 *     }
+                 */
+                "application/json": components["schemas"]["LegalHoldBody"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "app_8f2k1c9d0a7b",
+                     *       "legalHold": true,
+                     *       "reason": "Subpoena 2026-114 from the regulator."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegalHoldView"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The application was erased (failed-precondition). */
+            410: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the surface allows. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listScreeningLists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "opensanctions",
+                     *           "entities": 1,
+                     *           "version": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "loadedAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WatchLists"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getScreening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "hits",
+                     *       "screenedAt": "2026-11-22T10:00:00.000Z",
+                     *       "data": [
+                     *         {
+                     *           "hitId": "hit_5c1e0f7a2d9b",
+                     *           "subject": {
+                     *             "kind": "person",
+                     *             "name": "Vladimir Putin",
+                     *             "field": "directorName"
+                     *           },
+                     *           "list": "opensanctions",
+                     *           "entityId": "Q7747",
+                     *           "entityName": "Владимир Владимирович Путин",
+                     *           "schema": "Person",
+                     *           "topics": [
+                     *             "role.pep",
+                     *             "sanction"
+                     *           ],
+                     *           "score": 0.91,
+                     *           "explanation": [
+                     *             "['vladimir'≈'vladimir' symbolMatch: 1.00] ['putin'≈'putin' symbolMatch: 1.00]"
+                     *           ],
+                     *           "status": "open",
+                     *           "comment": null,
+                     *           "resolvedBy": null,
+                     *           "resolvedAt": null,
+                     *           "entity": {
+                     *             "names": [
+                     *               "Владимир Владимирович Путин",
+                     *               "Vladimir Putin"
+                     *             ],
+                     *             "birthDates": [
+                     *               "1952-10-07"
+                     *             ],
+                     *             "countries": [
+                     *               "ru"
+                     *             ],
+                     *             "topics": [
+                     *               "role.pep",
+                     *               "sanction"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Screening"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runScreening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "app_8f2k1c9d0a7b",
+                     *       "queued": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScreeningRequested"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The application was erased (failed-precondition). */
+            410: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the surface allows. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resolveScreeningHit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resolution": "no_match",
+                 *       "comment": "Different birth date and nationality."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResolveBody"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hitId": "hit_5c1e0f7a2d9b",
+                     *       "subject": {
+                     *         "kind": "person",
+                     *         "name": "Vladimir Putin",
+                     *         "field": "directorName"
+                     *       },
+                     *       "list": "opensanctions",
+                     *       "entityId": "Q7747",
+                     *       "entityName": "Владимир Владимирович Путин",
+                     *       "schema": "Person",
+                     *       "topics": [
+                     *         "role.pep",
+                     *         "sanction"
+                     *       ],
+                     *       "score": 0.91,
+                     *       "explanation": [
+                     *         "['vladimir'≈'vladimir' symbolMatch: 1.00] ['putin'≈'putin' symbolMatch: 1.00]"
+                     *       ],
+                     *       "status": "no_match",
+                     *       "comment": null,
+                     *       "resolvedBy": null,
+                     *       "resolvedAt": null,
+                     *       "entity": {
+                     *         "names": [
+                     *           "Владимир Владимирович Путин",
+                     *           "Vladimir Putin"
+                     *         ],
+                     *         "birthDates": [
+                     *           "1952-10-07"
+                     *         ],
+                     *         "countries": [
+                     *           "ru"
+                     *         ],
+                     *         "topics": [
+                     *           "role.pep",
+                     *           "sanction"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Hit"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The application was erased (failed-precondition). */
+            410: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the surface allows. */
+            413: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRisk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "level": "high",
+                     *       "score": 25,
+                     *       "factors": [
+                     *         {
+                     *           "rule": "offshore",
+                     *           "label": "Registered offshore",
+                     *           "points": 25
+                     *         }
+                     *       ],
+                     *       "computedLevel": "high",
+                     *       "override": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Risk"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    overrideRisk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example app_8f2k1c9d0a7b */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "level": "medium",
+                 *       "reason": "Known customer of the group since 2019."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OverrideBody"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "level": "high",
+                     *       "score": 25,
+                     *       "factors": [
+                     *         {
+                     *           "rule": "offshore",
+                     *           "label": "Registered offshore",
+                     *           "points": 25
+                     *         }
+                     *       ],
+                     *       "computedLevel": "high",
+                     *       "override": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Risk"];
+                };
+            };
+            /** @description Invalid argument (malformed JSON, a wrong field, an unknown query parameter) or failed precondition. */
+            400: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials. */
+            401: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Permission denied: the scope or role, a suspended tenant, a locked application. */
+            403: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's resource looks the same as none). */
+            404: {
+                headers: {
+                    "Service-Request-Id": components["headers"]["ServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The application was erased (failed-precondition). */
+            410: {
                 headers: {
                     "Service-Request-Id": components["headers"]["ServiceRequestId"];
                     [name: string]: unknown;
