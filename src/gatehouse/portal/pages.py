@@ -85,6 +85,31 @@ async def member_or_page(request: Request) -> PortalContext | Response:
         return render_signed_out(request, heading, message, status_code=error.status_code)
 
 
+# The address a refused Submit redirects to (Post/Redirect/Get): the draft is saved by
+# then, so the page recomputes what is missing from it, and a reload replays nothing.
+REFUSED_SUBMIT = "/portal/form-parser?refused=submit"
+
+
+def refused_submit(
+    request: Request, fields: list[dict[str, Any]], application: Any
+) -> dict[str, Any]:
+    """The form page's errors after a refused Submit (`REFUSED_SUBMIT`), from the saved
+    draft; nothing when the address does not say so or the form is already submitted."""
+    query = request.query_params
+    if query.get("refused") != "submit" or application.submitted_at is not None:
+        return {}
+    say = gettext_for(request)
+    missing = page_data.missing_required(fields, application)
+    errors = {name: say(texts.FILL_IN) for name in missing}
+    confirmed = query.get("confirm") == "yes"
+    if not confirmed:
+        errors["confirm"] = say(texts.CONFIRM)
+    if not errors:
+        return {}
+    values = {**page_data.form_values(application), "confirm": confirmed}
+    return {"errors": errors, "values": values, "problem": say(texts.NOT_SUBMITTED)}
+
+
 async def render_page(
     request: Request,
     user: PortalContext,
@@ -119,14 +144,17 @@ async def render_page(
             context["latest_comment"] = await page_data.latest_comment(session, user.application_id)
             context["rejection_reason"] = view.me.rejection_reason
         if section == "form":
-            context["fields"] = await page_data.form_fields_of(session, view.application)
+            fields = await page_data.form_fields_of(session, view.application)
+            context["fields"] = fields
             context["values"] = page_data.form_values(view.application)
+            context.update(refused_submit(request, fields, view.application))
     if section in ("dashboard", "documents"):
         uploads = page_data.uploads_by_type(view.documents)
         context["checklist"] = [
             {**item, "uploads": uploads.get(str(item.get("key")), [])} for item in view.checklist
         ]
         context["owed"] = view.owed()
+        context["by_others"] = view.by_others()
         context["satisfied_required"] = view.satisfied_required
         context["total_required"] = len(view.required_items)
     if section == "requests":
