@@ -223,6 +223,17 @@ async def form_fields_of(session: AsyncSession, application: Application) -> lis
     return [entry for entry in fields or [] if isinstance(entry, dict) and entry.get("key")]
 
 
+async def checklist_labels_of(session: AsyncSession, application: Application) -> dict[str, Any]:
+    """The translated labels (`labels`) of the intake's checklist items, by item key."""
+    intake = await session.get(Intake, application.label_id) if application.label_id else None
+    checklist = intake.checklist if intake is not None else None
+    return {
+        str(entry.get("key")): entry.get("labels")
+        for entry in checklist or []
+        if isinstance(entry, dict) and entry.get("labels")
+    }
+
+
 def form_values(application: Application) -> dict[str, Any]:
     """Stored answers keyed as the form names its inputs (`field.<key>`)."""
     values: dict[str, Any] = {"companyName": application.company_name or ""}

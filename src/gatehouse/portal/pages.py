@@ -19,9 +19,10 @@ from starlette.responses import Response
 from gatehouse.accounts.branding import Branding, link_branding, portal_branding
 from gatehouse.applicants import queries as page_data
 from gatehouse.applicants.sessions import PortalContext, landing_path
+from gatehouse.domain.checklist import label_in
 from gatehouse.errors import GatehouseError
 from gatehouse.portal import texts
-from gatehouse.portal.locale import gettext_for, render_portal
+from gatehouse.portal.locale import gettext_for, language_for, render_portal
 from gatehouse.portal.session_http import portal_user
 from gatehouse.sandbox.queries import is_sandbox_tenant, link_in_sandbox
 from gatehouse.web.auth import runtime_of
@@ -125,6 +126,11 @@ async def render_page(
     notice = texts.NOTICES.get(request.query_params.get("done") or "")
     async with runtime.db.read() as session:
         view = await page_data.load_view(session, user, with_documents=section == "documents")
+        language = language_for(request).code
+        if section in ("dashboard", "documents"):
+            translated = await page_data.checklist_labels_of(session, view.application)
+            for item in view.checklist:
+                item["label"] = label_in(item, language, translated.get(str(item.get("key"))))
         context: dict[str, Any] = {
             "me": view.me,
             "view": view,
@@ -145,7 +151,7 @@ async def render_page(
             context["rejection_reason"] = view.me.rejection_reason
         if section == "form":
             fields = await page_data.form_fields_of(session, view.application)
-            context["fields"] = fields
+            context["fields"] = [{**entry, "label": label_in(entry, language)} for entry in fields]
             context["values"] = page_data.form_values(view.application)
             context.update(refused_submit(request, fields, view.application))
     if section in ("dashboard", "documents"):
