@@ -21,7 +21,12 @@ from sqlalchemy import select, update
 
 from gatehouse.settings import Settings
 from gatehouse.storage.tables.applications import Application, Document
-from tests.e2e.live_stack import live_gatehouse, require_chromium, with_runtime
+from tests.e2e.live_stack import (
+    SCREENSHOTS,
+    live_gatehouse,
+    require_chromium,
+    with_runtime,
+)
 from tests.e2e.test_portal_browser import (
     AXE,
     FORM_FIELDS,
@@ -167,6 +172,12 @@ def no_script_errors() -> Iterator[None]:
     assert SCRIPT_ERRORS == []
 
 
+def picture(page: Any, name: str) -> None:
+    """A screenshot for the docs (docs/screenshots/ with GATEHOUSE_UPDATE_SCREENSHOTS=1)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
 def signed_in(browser: Any, seeded: Seeded, email: str, **options: Any) -> Any:
     from playwright.sync_api import expect
 
@@ -204,6 +215,8 @@ def test_a_reload_after_a_refused_submit_keeps_what_autosave_stored(
         page.reload()
         assert page.locator("#f-field-registrationNumber").input_value() == "SC123456"
         expect(page.locator("#f-field-email-error")).to_be_visible()
+        if viewport == DESKTOP:
+            picture(page, "portal-form-refused")
         browser.close()
 
 
@@ -241,6 +254,7 @@ def test_answering_one_item_keeps_what_was_typed_in_the_others(
             return
         assert left.nth(0).input_value() == "Germany and Austria"
         assert left.nth(1).input_value() == "DE123"
+        picture(page, "portal-phone-requests-kept")
         # The kept text survives a reload too, and goes once its own item is answered.
         page.reload()
         assert page.locator("[name=answer]").nth(0).input_value() == "Germany and Austria"
@@ -264,6 +278,7 @@ def test_checks_done_elsewhere_are_no_dead_end(seeded: Seeded) -> None:
         others = page.locator("#h-others").locator("xpath=..")
         expect(page.get_by_role("heading", name="Being done by others")).to_be_visible()
         expect(others.get_by_text("Identity verification of a director")).to_be_visible()
+        picture(page, "portal-phone-dashboard")
         # Approved: nothing to do, nothing said to be under way.
         in_database(seeded, _set_status(seeded.clients[email], "active"))
         page.reload()
@@ -291,6 +306,7 @@ def test_uploads_preview_progress_one_send_and_scaled_photos(seeded: Seeded) -> 
         )
         expect(form.locator(".preview img")).to_be_visible()
         expect(form.locator(".preview")).to_contain_text("passport.png")
+        picture(page, "portal-phone-upload-preview")
         # Two taps: one file goes up and the page says it arrived.
         form.locator("button[type=submit]").dispatch_event("click")
         form.locator("button[type=submit]").dispatch_event("click")
@@ -384,6 +400,8 @@ def _reach(page: Any, seeded: Seeded, email: str, state: str) -> None:
         image = {"name": "p.png", "mimeType": "image/png", "buffer": big_png(40, 30)}
         page.locator("#file-passport").set_input_files(files=[image])
         page.locator(".preview img").wait_for()
+        if page.evaluate("document.documentElement.lang") == "ar" and page.viewport_size == PHONE:
+            picture(page, "portal-phone-ar-documents-preview")
     else:
         in_database(seeded, _set_status(seeded.clients[email], "active"))
         page.goto(base + "/portal/dashboard")
