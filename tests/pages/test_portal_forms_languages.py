@@ -285,7 +285,9 @@ async def test_the_tenant_is_named_and_branded_on_every_page(
 
     plain = await client.get(path)
     assert "/portal/theme/" not in plain.text  # the default colours
-    assert "<span>Acme</span>" in plain.text  # the tenant's name when it has no display name
+    assert (
+        '<span dir="auto">Acme</span>' in plain.text
+    )  # the tenant's name when it has no display name
 
     await client.patch(
         f"/staff/v1/tenants/{tenant.tenant_id}",
@@ -304,7 +306,7 @@ async def test_the_tenant_is_named_and_branded_on_every_page(
     for page in ("/portal/dashboard", "/portal/form-parser", "/portal/status"):
         branded.append(await client.get(page))
     for answer in branded:
-        assert "<span>Acme Bank</span>" in answer.text
+        assert '<span dir="auto">Acme Bank</span>' in answer.text
         assert f'<img class="brand-logo" src="{logo_url}" alt=""' in answer.text
         assert '<link rel="stylesheet" href="/portal/theme/0b6e4f.css">' in answer.text
         assert "<title>" in answer.text
