@@ -17,6 +17,12 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SECRET_KEY_FILE = ".gatehouse-secret-key"  # noqa: S105 - a file name, not the key
+# The shortest secret key accepted, in characters (docs/reference/settings.md §3.1).
+MIN_SECRET_KEY = 32
+SHORT_KEY = (
+    f"must be at least {MIN_SECRET_KEY} characters; make one with "
+    "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
+)
 # The s3:// document store's client (boto3) is the optional extra `gatehouse[s3]`
 # (docs/operations.md, "Containers").
 S3_EXTRA_MISSING = (
@@ -56,6 +62,10 @@ class Settings(BaseSettings):
     json_body_max_bytes: int = Field(default=64 * 1024, ge=1024)
     form_body_max_bytes: int = Field(default=64 * 1024, ge=1024)
     sign_in_body_max_bytes: int = Field(default=16 * 1024, ge=1024)
+    # Slow clients (docs/platform.md, "Slow and oversized requests"): seconds for a request's
+    # headers, and for its body (plus a second per 16 KiB received).
+    http_header_timeout_seconds: float = Field(default=10, gt=0, le=30)
+    http_body_timeout_seconds: float = Field(default=30, gt=0, le=60)
     log_level: str = "INFO"
     # Staff sign-in (docs/staff-identity.md): a second factor for everyone, or `off` for
     # development only; sign-in attempts per source address and minute; OpenID Connect.
@@ -93,6 +103,15 @@ class Settings(BaseSettings):
         if value is None or value.startswith(("/", "unix:///")) or ":" in value:
             return value
         raise ValueError("use host:port or the absolute path of clamd's unix socket")
+
+    @field_validator("secret_key")
+    @classmethod
+    def _long_enough(cls, value: str | None) -> str | None:
+        """A key the key ring derives every other key from: at least MIN_SECRET_KEY
+        characters (docs/reference/settings.md §3.1)."""
+        if value is not None and len(value.strip()) < MIN_SECRET_KEY:
+            raise ValueError(SHORT_KEY)
+        return value
 
     @field_validator("public_url")
     @classmethod
@@ -158,8 +177,8 @@ class Settings(BaseSettings):
         if not path.exists():
             _create_key_file(path, secrets.token_urlsafe(48))
         key = path.read_text().strip()
-        if not key:
-            raise RuntimeError(f"the secret key file {path} is empty")
+        if len(key) < MIN_SECRET_KEY:
+            raise RuntimeError(f"the secret key file {path} {SHORT_KEY}")
         return key
 
     @property

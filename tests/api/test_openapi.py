@@ -105,8 +105,7 @@ async def test_every_json_route_is_a_complete_operation(
             if "Service-Request-Id" not in answer.get("headers", {}):
                 problems.append(f"{name}: {status} does not name Service-Request-Id")
         if surface_of(path) == "tenant":
-            scopes = operation["security"][0]["apiKey"]
-            if len(scopes) != 1:
+            if operation["security"] != [{"apiKey": []}] or not operation.get("x-required-scope"):
                 problems.append(f"{name}: no scope")
             if "429" not in responses or "401" not in responses:
                 problems.append(f"{name}: 401 or 429 missing")
@@ -204,7 +203,8 @@ async def test_security_schemes_and_headers(document: dict[str, Any]) -> None:
     assert schemes["verifyClient"]["scheme"] == "basic"
     create = document["paths"]["/v1/applications"]["post"]
     assert create["operationId"] == "createApplication"
-    assert create["security"] == [{"apiKey": ["applications:write"]}]
+    assert create["security"] == [{"apiKey": []}]
+    assert create["x-required-scope"] == "applications:write"
     assert {"200", "201"} <= set(create["responses"])
     ok = create["responses"]["201"]
     assert ok["content"]["application/json"]["schema"] == {
@@ -216,7 +216,8 @@ async def test_security_schemes_and_headers(document: dict[str, Any]) -> None:
     assert document["paths"]["/v1/applications/{clientId}/members/{uid}"]["delete"][
         "responses"
     ].keys() >= {"204"}
-    assert document["paths"]["/staff/v1/tenants"]["post"]["security"] == [{"staffToken": ["admin"]}]
+    assert document["paths"]["/staff/v1/tenants"]["post"]["security"] == [{"staffToken": []}]
+    assert document["paths"]["/staff/v1/tenants"]["post"]["x-required-role"] == "admin"
     assert document["paths"]["/verify/clients/customers/{uuid}"]["get"]["security"] == [
         {"verifyClient": []}
     ]

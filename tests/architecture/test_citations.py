@@ -20,7 +20,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_SUFFIXES = {".py"}
-TEXT_SUFFIXES = {".py", ".md", ".html", ".js", ".toml", ".cfg", ".yaml", ".yml", ".txt"}
+TEXT_SUFFIXES = {
+    ".py",
+    ".md",
+    ".html",
+    ".js",
+    ".ts",
+    ".mjs",
+    ".cjs",
+    ".toml",
+    ".cfg",
+    ".yaml",
+    ".yml",
+    ".txt",
+}
 OUTSIDE = re.compile(
     r"\.\./shared|\bCONTRACT(\.md| ?§)|\bDESIGN\.md|\bspec(ification)? ?\d+ ?§|\bissues? #?\d+",
     re.IGNORECASE,

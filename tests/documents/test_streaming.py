@@ -9,7 +9,7 @@ import os
 
 from starlette.types import Message
 
-from gatehouse.web.edge import SPOOL_CHUNK, SPOOL_IN_MEMORY, _replay_spool, _spool_body
+from gatehouse.web.edge_bodies import SPOOL_CHUNK, SPOOL_IN_MEMORY, replay_spool, spool_body
 
 
 async def test_a_large_form_body_is_spooled_to_disk_and_handed_on_in_pieces() -> None:
@@ -20,7 +20,7 @@ async def test_a_large_form_body_is_spooled_to_disk_and_handed_on_in_pieces() ->
         chunk = pieces.pop(0)
         return {"type": "http.request", "body": chunk, "more_body": bool(pieces)}
 
-    spooled = await _spool_body(receive)
+    spooled = await spool_body(receive)
     assert spooled is not None
     try:
         assert len(body) > SPOOL_IN_MEMORY
@@ -29,7 +29,7 @@ async def test_a_large_form_body_is_spooled_to_disk_and_handed_on_in_pieces() ->
         async def disconnected() -> Message:
             return {"type": "http.disconnect"}
 
-        replay = _replay_spool(spooled, disconnected)
+        replay = replay_spool(spooled, disconnected)
         handed: list[bytes] = []
         while True:
             message = await replay()
@@ -52,4 +52,4 @@ async def test_a_client_that_goes_away_leaves_nothing() -> None:
     async def receive() -> Message:
         return messages.pop(0)
 
-    assert await _spool_body(receive) is None
+    assert await spool_body(receive) is None

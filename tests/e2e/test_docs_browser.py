@@ -68,3 +68,42 @@ def test_docs_render_offline_and_authorize_sends_the_key(database_url: str) -> N
             assert origins <= {base, "data:"}, origins
         finally:
             browser.close()
+
+
+def test_docs_has_no_accessibility_violations(database_url: str) -> None:
+    """axe-core on /docs as it opens, with an operation and a schema expanded and with the
+    Authorize dialog open (docs/api-reference.md §2): no violation, as on every other page."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.e2e.test_workstation_browser import AXE, axe_violations
+
+    require_chromium()
+    if not AXE.is_file():
+        pytest.skip(
+            "AXE CHECKS SKIPPED: tests/e2e/node_modules/axe-core is missing "
+            "(npm ci --prefix tests/e2e)"
+        )
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    settings = make_settings(database_url, public_url=base)
+    expect.set_options(timeout=15_000)
+    found: dict[str, list[dict[str, object]]] = {}
+    with serve_in_thread(lambda: create_app(settings), port=port), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(bypass_csp=True).new_page()
+            page.goto(f"{base}/docs")
+            operation = page.locator("#operations-intakes-listIntakes")
+            expect(operation).to_be_visible()
+            found["opened"] = axe_violations(page)
+            operation.locator(".opblock-summary").click()
+            expect(operation.locator(".try-out__btn")).to_be_visible()
+            found["operation expanded"] = axe_violations(page)
+            page.locator(".models .json-schema-2020-12-expand-deep-button").first.click()
+            found["schema expanded"] = axe_violations(page)
+            page.locator(".btn.authorize").first.click()
+            expect(page.locator(".modal-ux")).to_be_visible()
+            found["authorize dialog"] = axe_violations(page)
+        finally:
+            browser.close()
+    assert found == {name: [] for name in found}, found

@@ -29,17 +29,36 @@ def test_migrate_status_names_an_older_revision_and_changes_nothing(
 ) -> None:
     env = clean_env(database_url=empty_database_url, secret_key="k" * 48)
     assert run(["migrate"], env, tmp_path).returncode == 0
+    done = run(["migrate", "--status"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "up to date"
     # As if this version had been installed over a database at 0005.
     asyncio.run(_sql(empty_database_url, "UPDATE alembic_version SET version_num = '0005'"))
     head = latest_revision()
     for _ in range(2):
         done = run(["migrate", "--status"], env, tmp_path)
-        assert done.returncode == 0, done.stderr
+        assert done.returncode == 1, done.stderr  # pending: a script can tell
         lines = done.stdout.splitlines()
         assert lines == ["current: 0005", f"latest: {head}", "migrations pending"]
     assert asyncio.run(_sql(empty_database_url, "SELECT version_num FROM alembic_version")) == [
         ("0005",)
     ]
+
+
+def test_a_short_secret_key_is_refused_at_start_in_one_line(
+    empty_database_url: str, tmp_path: Path
+) -> None:
+    for key in ("k", "k" * 31, " " * 40):
+        env = clean_env(database_url=empty_database_url, secret_key=key)
+        for args in (["migrate"], ["serve", "--port", "1"], ["worker"]):
+            done = run(args, env, tmp_path)
+            assert done.returncode == 2, (args, done.stderr)
+            error = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+            assert len(error) == 1, done.stderr
+            assert "GATEHOUSE_SECRET_KEY" in error[0]
+            assert "at least 32 characters" in error[0]
+    env = clean_env(database_url=empty_database_url, secret_key="k" * 32)
+    assert run(["migrate"], env, tmp_path).returncode == 0
 
 
 async def _sql(url: str, statement: str) -> list[tuple[object, ...]]:

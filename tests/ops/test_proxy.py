@@ -11,6 +11,8 @@ import datetime
 import ipaddress
 import re
 import shutil
+import socket
+import ssl
 import subprocess
 import time
 from collections.abc import Iterator
@@ -172,3 +174,41 @@ def test_nginx_in_front_of_serve(tmp_path: Path) -> None:
                 two.get(base + "/v1/intakes", headers=forged).status_code for _ in range(LIMIT)
             ]
             assert statuses == [401] * (LIMIT - 1) + [429]
+
+
+def test_nginx_bounds_headers_and_slow_clients(tmp_path: Path) -> None:
+    """The block's header bound answers 431 (one line or many past 32 KiB), and headers that
+    drip are cut off at its 10 s deadline (docs/platform.md, "Slow and oversized requests")."""
+    upstream, tls, plain = free_port(), free_port(), free_port()
+    env = clean_env(database_url=f"sqlite:///{tmp_path}/gatehouse.db", trusted_proxies="127.0.0.1")
+    serve = ["serve", "--host", "127.0.0.1", "--port", str(upstream), "--no-worker"]
+    proxy = tmp_path / "nginx"
+    proxy.mkdir()
+    with started(serve, env, tmp_path) as server, nginx(proxy, upstream, tls, plain):
+        server.wait_healthy(f"http://127.0.0.1:{upstream}")
+        cert = proxy / "fullchain.pem"
+        with client_from("127.0.0.2", cert) as one:
+            base = f"https://127.0.0.1:{tls}"
+            assert one.get(base + "/healthz", headers={"X-Pad": "a" * 6000}).status_code == 200
+            assert one.get(base + "/healthz", headers={"X-Pad": "a" * 40_000}).status_code == 431
+            many = {f"X-Pad-{i}": "b" * 1000 for i in range(40)}
+            assert one.get(base + "/healthz", headers=many).status_code == 431
+        context = ssl.create_default_context(cafile=str(cert))
+        with (
+            socket.create_connection(("127.0.0.1", tls), timeout=30) as raw,
+            context.wrap_socket(raw, server_hostname="127.0.0.1") as sock,
+        ):
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            start = time.monotonic()
+            sock.settimeout(0.5)
+            closed = False
+            while time.monotonic() - start < 25 and not closed:
+                try:
+                    got = sock.recv(4096)
+                    closed = got == b"" or got.startswith(b"HTTP/1.1 408")
+                except TimeoutError:
+                    sock.sendall(b"X-A: b\r\n")
+                except (ConnectionError, ssl.SSLError):
+                    closed = True
+            assert closed
+            assert 8 <= time.monotonic() - start < 25

@@ -14,7 +14,9 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from gatehouse.accounts.lifecycle import create_staff_member
 from gatehouse.accounts.sign_in import LOCK_AFTER
+from gatehouse.audit.context import WriteContext
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import AuditEntry, StaffMember
 from tests.pages.helpers import PASSWORD, client_with, dashboard_sign_in
@@ -208,3 +210,22 @@ async def test_refusals_count_and_a_locked_account_still_signs_in_through_the_pr
         "/dashboard/sign-in", data={"email": person.email, "password": PASSWORD}
     )
     assert again.status_code == 400
+
+
+@pytest.mark.parametrize("spelling", ["\u212a", "\uff4b"], ids=["kelvin-sign", "fullwidth-k"])
+async def test_a_verified_email_that_only_folds_to_a_staff_members_signs_nobody_in(
+    sso: tuple[httpx.AsyncClient, Runtime], issuer: str, spelling: str
+) -> None:
+    """docs/identity.md: the provider's email goes through the same rule as every other."""
+    client, runtime = sso
+    ctx = WriteContext.system("cli", runtime.now())
+    kate = await create_staff_member(runtime, "kate@example.test", "mlro", ctx)
+    remember(kate["token"])
+    set_user(issuer, "eve", spelling + "ate@example.test")
+    refused = await client.get(await provider_answer(client, "eve"))
+    assert refused.status_code == 403
+    assert "gatehouse_dashboard=" not in refused.headers.get("set-cookie", "")
+    # The plain spelling, upper case included, is kate.
+    set_user(issuer, "kate", "KATE@example.test")
+    done = await client.get(await provider_answer(client, "kate"))
+    assert done.status_code == 200, done.text

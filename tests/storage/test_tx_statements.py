@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 
 from gatehouse.runtime import Runtime
@@ -89,7 +89,7 @@ async def test_alone_runs_on_its_own_only_before_the_transaction_begins(
     runtime: Runtime,
 ) -> None:
     async def three_then_abort() -> None:
-        async with runtime.db.transaction() as connection:
+        async with runtime.db.transaction(lazy=True) as connection:
             await run_in(
                 connection, _TENANT, {"id": "ten_txalone1", "name": "A", "now": NOW}, alone=True
             )
@@ -107,6 +107,43 @@ async def test_alone_runs_on_its_own_only_before_the_transaction_begins(
         assert kept == []  # SQLite's transaction began at begin(): everything rolled back
     else:
         assert kept == ["ten_txalone1"]
+
+
+async def test_a_transaction_that_is_not_lazy_holds_alone_statements_too(
+    runtime: Runtime,
+) -> None:
+    async def alone_then_abort() -> None:
+        async with runtime.db.transaction() as connection:
+            await run_in(
+                connection, _TENANT, {"id": "ten_txeager1", "name": "A", "now": NOW}, alone=True
+            )
+            await connection.execute(text("SELECT 1"))
+            raise RuntimeError("abort")
+
+    with pytest.raises(RuntimeError, match="abort"):
+        await alone_then_abort()
+    assert await _tenant_ids(runtime, "ten_txeager") == []
+
+
+async def test_plain_statements_share_the_driver_transaction(runtime: Runtime) -> None:
+    """SQLAlchemy's own statements and `run_in`'s commit or roll back together."""
+    values = {"id": "ten_txmixed2", "name": "M", "status": "active", "webhook_endpoint_cap": 5}
+
+    async def mixed_then_abort() -> None:
+        async with runtime.db.transaction(lazy=True) as connection:
+            await run_in(connection, _TENANT, {"id": "ten_txmixed1", "name": "M", "now": NOW})
+            await connection.execute(
+                insert(Tenant), {**values, "created_at": NOW, "updated_at": NOW}
+            )
+            raise RuntimeError("abort")
+
+    with pytest.raises(RuntimeError, match="abort"):
+        await mixed_then_abort()
+    assert await _tenant_ids(runtime, "ten_txmixed") == []
+    async with runtime.db.transaction(lazy=True) as connection:
+        await run_in(connection, _TENANT, {"id": "ten_txmixed1", "name": "M", "now": NOW})
+        await connection.execute(insert(Tenant), {**values, "created_at": NOW, "updated_at": NOW})
+    assert await _tenant_ids(runtime, "ten_txmixed") == ["ten_txmixed1", "ten_txmixed2"]
 
 
 async def test_a_session_connection_runs_it_too(runtime: Runtime, tenant: TenantFixture) -> None:

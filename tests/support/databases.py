@@ -60,11 +60,15 @@ def migrated_database(tmp_dir: Path) -> Iterator[str]:
 
 
 async def clear_all_tables(db: Database) -> None:
-    """Empty every table (children first) so each test starts clean."""
+    """Empty every table (children first) so each test starts clean.
+
+    The credentials epoch keeps its one row (migration 0014): it is the signal, not data.
+    """
+    tables = [t for t in Base.metadata.sorted_tables if t.name != "credential_epoch"]
     async with db.write() as session:
         if db.is_sqlite:
-            for table in reversed(Base.metadata.sorted_tables):
+            for table in reversed(tables):
                 await session.execute(table.delete())
         else:
-            names = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+            names = ", ".join(f'"{t.name}"' for t in tables)
             await session.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))

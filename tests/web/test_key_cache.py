@@ -2,12 +2,15 @@
 
 A cached key skips the database, a wrong secret is still refused, and a
 revocation or a suspension takes effect at once: in this process, and in
-another process through the stamp file (no Redis) or the Redis epoch.
+another process, through the database's own signal (the triggers of migration
+0014: an epoch row on SQLite, NOTIFY on PostgreSQL), whatever the writer wrote
+through.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -18,10 +21,11 @@ import httpx
 import pytest
 from fastapi import APIRouter, FastAPI
 from sqlalchemy import event, text, update
+from sqlalchemy.engine import make_url
 from starlette.responses import Response
 
 from gatehouse.limits import credentials as key_cache
-from gatehouse.limits.credentials import CredentialCache, credential_cache, stamp_path_for
+from gatehouse.limits.credentials import CredentialCache, credential_cache
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from gatehouse.storage.tables.core import ApiKey, Tenant
@@ -236,7 +240,7 @@ async def test_revocation_in_another_process_is_seen_at_once_through_redis(
                 assert (await api.get(PATH, headers=tenant.headers)).status_code == 200
             cache = credential_cache(runtime)
             assert cache.get(tenant.key_id) is not None
-            # Only the Redis epoch is consulted when Redis is configured.
+            # Redis plays no part: the database gives the signal.
             await _revoke_in_another_process(settings, tenant.key_id, tmp_path)
             assert (await api.get(PATH, headers=tenant.headers)).status_code == 401
     finally:
@@ -245,33 +249,51 @@ async def test_revocation_in_another_process_is_seen_at_once_through_redis(
 
 async def test_a_lookup_that_raced_an_invalidation_is_not_cached(settings: Settings) -> None:
     cache = CredentialCache(settings)
-    generation = await cache.epoch()
-    assert generation is not None
-    cache.clear()  # a revocation committed while the lookup was reading the database
-    cache.put(generation, "k" * 16, "h" * 64, "ten_x", frozenset({"applications:read"}), "active")
-    assert cache.get("k" * 16) is None
-    fresh = await cache.epoch()
-    assert fresh is not None
-    cache.put(fresh, "k" * 16, "h" * 64, "ten_x", frozenset({"applications:read"}), "active")
-    assert cache.get("k" * 16) is not None
+    try:
+        generation = await cache.epoch()
+        assert generation is not None
+        cache.clear()  # a revocation committed while the lookup was reading the database
+        scopes = frozenset({"applications:read"})
+        cache.put(generation, "k" * 16, "h" * 64, "ten_x", scopes, "active")
+        assert cache.get("k" * 16) is None
+        fresh = await cache.epoch()
+        assert fresh is not None
+        cache.put(fresh, "k" * 16, "h" * 64, "ten_x", scopes, "active")
+        assert cache.get("k" * 16) is not None
+    finally:
+        await cache.close()
 
 
 async def test_entries_expire_after_the_ttl(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = CredentialCache(settings)
-    generation = await cache.epoch()
-    assert generation is not None
-    cache.put(generation, "k" * 16, "h" * 64, "ten_x", frozenset(), "active")
-    now = key_cache.time.monotonic()
-    monkeypatch.setattr(key_cache.time, "monotonic", lambda: now + key_cache.TTL_SECONDS - 0.5)
-    assert cache.get("k" * 16) is not None
-    monkeypatch.setattr(key_cache.time, "monotonic", lambda: now + key_cache.TTL_SECONDS + 0.5)
-    assert cache.get("k" * 16) is None
+    try:
+        generation = await cache.epoch()
+        assert generation is not None
+        cache.put(generation, "k" * 16, "h" * 64, "ten_x", frozenset(), "active")
+        now = key_cache.time.monotonic()
+        later = now + key_cache.TTL_SECONDS - 0.5
+        monkeypatch.setattr(key_cache.time, "monotonic", lambda: later)
+        assert cache.get("k" * 16) is not None
+        expired = now + key_cache.TTL_SECONDS + 0.5
+        monkeypatch.setattr(key_cache.time, "monotonic", lambda: expired)
+        assert cache.get("k" * 16) is None
+    finally:
+        await cache.close()
 
 
-async def test_an_unreadable_redis_epoch_bypasses_the_cache(settings: Settings) -> None:
-    broken = settings.model_copy(update={"redis_url": "redis://127.0.0.1:1/0"})
+async def test_an_unreadable_epoch_bypasses_the_cache(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if settings.database_url.startswith("sqlite"):
+        # A database without the epoch row (never migrated).
+        broken = settings.model_copy(update={"database_url": f"sqlite:///{tmp_path / 'no.db'}"})
+    else:
+        monkeypatch.setattr(key_cache, "LISTENER_CONNECT_SECONDS", 0.5)
+        broken = settings.model_copy(
+            update={"database_url": "postgresql://postgres@127.0.0.1:1/none"}
+        )
     cache = CredentialCache(broken)
     try:
         assert await cache.epoch() is None
@@ -279,21 +301,62 @@ async def test_an_unreadable_redis_epoch_bypasses_the_cache(settings: Settings) 
         await cache.close()
 
 
-async def test_the_stamp_file_changes_on_every_bump(tmp_path: Path) -> None:
-    settings = make_settings(f"sqlite:///{tmp_path / 'stamp.db'}")
-    cache = CredentialCache(settings)
-    assert cache.stamp_path == tmp_path / "stamp.db.credentials-stamp"
-    first = await cache.epoch()
-    cache.publish_bump()
-    second = await cache.epoch()
-    assert first is not None
-    assert second is not None
-    assert second > first
+async def _until_emptied(cache: CredentialCache, key_id: str) -> None:
+    """A NOTIFY reaches this process's listener asynchronously: let the loop read it."""
+    for _ in range(100):
+        if cache.get(key_id) is None:
+            return
+        await asyncio.sleep(0.01)
 
 
-def test_stamp_paths() -> None:
-    assert stamp_path_for("postgresql://u:p@db/gh") == stamp_path_for(
-        "postgresql+asyncpg://u:p@db/gh"
-    )
-    assert stamp_path_for("postgresql://u:p@db/gh") != stamp_path_for("postgresql://u:p@db/other")
-    assert stamp_path_for("sqlite:///:memory:") is None
+async def test_a_write_outside_sqlalchemy_is_seen(
+    runtime: Runtime, api: httpx.AsyncClient, tenant: TenantFixture
+) -> None:
+    """The triggers give the signal for any writer: here the bare driver, no SQLAlchemy."""
+    for _ in range(2):
+        assert (await api.get(PATH, headers=tenant.headers)).status_code == 200
+    cache = credential_cache(runtime)
+    assert cache.get(tenant.key_id) is not None
+    sql = "UPDATE api_keys SET status = 'revoked' WHERE id = "
+    if runtime.db.is_sqlite:
+        path = make_url(runtime.db.url).database or ""
+        raw = sqlite3.connect(path, isolation_level=None)
+        try:
+            raw.execute(sql + "?", (tenant.key_id,))
+        finally:
+            raw.close()
+    else:
+        import asyncpg
+
+        dsn = make_url(runtime.db.url).set(drivername="postgresql")
+        raw_pg = await asyncpg.connect(dsn.render_as_string(hide_password=False))
+        try:
+            await raw_pg.execute(sql + "$1", tenant.key_id)
+        finally:
+            await raw_pg.close()
+        await _until_emptied(cache, tenant.key_id)
+    assert (await api.get(PATH, headers=tenant.headers)).status_code == 401
+
+
+async def test_the_triggers_are_there_at_the_head(runtime: Runtime) -> None:
+    """A migration that rebuilds api_keys or tenants (SQLite batch mode) drops their
+    triggers: it must create them again (storage/tables/credentials.py)."""
+    async with runtime.db.read() as session:
+        if runtime.db.is_sqlite:
+            found = await session.scalars(
+                text("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            )
+            expected = {
+                f"credentials_{table}_{op}"
+                for table in ("api_keys", "tenants")
+                for op in ("update", "delete")
+            }
+        else:
+            found = await session.scalars(
+                text(
+                    "SELECT tgrelid::regclass::text || ':' || tgname FROM pg_trigger "
+                    "WHERE tgname = 'credentials_changed'"
+                )
+            )
+            expected = {"api_keys:credentials_changed", "tenants:credentials_changed"}
+        assert expected <= set(found)

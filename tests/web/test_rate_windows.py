@@ -70,7 +70,7 @@ async def limited(
         client = runtime.limits.redis.client
         assert await client.pexpire(key, 1000)
         deadline = time.monotonic() + 10
-        while await client.exists([key]):
+        while await client.exists(key):
             assert time.monotonic() < deadline, "Redis did not end the window"
             await asyncio.sleep(0.05)
 
@@ -163,7 +163,7 @@ async def test_a_wrong_secret_does_not_spend_the_key_budget(
         assert _window(ok) == (2, 1, 60)
 
 
-async def test_unreachable_redis_serves_unlimited_bypasses_the_cache_and_warns_once(
+async def test_unreachable_redis_serves_unlimited_and_warns_once(
     database_url: str, runtime: Runtime, captured_logs: list[str]
 ) -> None:
     tenant = await make_tenant(runtime, with_intake=False)
@@ -179,12 +179,13 @@ async def test_unreachable_redis_serves_unlimited_bypasses_the_cache_and_warns_o
                 response = await c.get("/v1/probe", headers=tenant.headers)
                 assert response.status_code == 200
                 assert not any(h in response.headers for h in RATE_HEADERS)
-                assert len(credential_cache(broken)) == 0  # nothing cached: epoch unknown
+            # The key cache does not depend on Redis (its epoch is the database's).
+            assert credential_cache(broken).get(tenant.key_id) is not None
     finally:
         await broken.close()
     lines = captured_logs[before:]
     assert sum("rate-limit storage unavailable" in line for line in lines) == 1
-    assert sum("credential epoch unavailable" in line for line in lines) == 1
+    assert not any("credential epoch unavailable" in line for line in lines)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -26,7 +26,7 @@ from gatehouse.accounts.schemas import (
 from gatehouse.accounts.sessions import end_all_sessions, end_flows_of
 from gatehouse.accounts.tokens import first_token, revoke_all_tokens
 from gatehouse.audit.context import WriteContext
-from gatehouse.domain.normalize import normalize_email
+from gatehouse.domain.normalize import InvalidEmail, email_identity
 from gatehouse.domain.principals import STAFF_PREFIX, STAFF_ROLES, Role, StaffPrincipal, role_rank
 from gatehouse.errors import (
     ALREADY_EXISTS,
@@ -64,11 +64,10 @@ def check_role(role: object) -> str:
 
 def check_staff_input(email: object, role: object) -> tuple[str, str]:
     """The normalized email and the role, or 400 invalid-argument naming the field."""
-    normalized = normalize_email(email)
-    if normalized is None:
-        raise invalid_argument(
-            "email must contain @ and be at most 320 characters.", "email", "invalid email"
-        )
+    try:
+        normalized = email_identity(email)
+    except InvalidEmail as exc:
+        raise invalid_argument(f"email {exc}.", "email", str(exc)) from None
     return normalized, check_role(role)
 
 

@@ -33,6 +33,7 @@ from webauthn.helpers.structs import (
     ResidentKeyRequirement,
     UserVerificationRequirement,
 )
+from webauthn.registration.verify_registration_response import VerifiedRegistration
 
 from gatehouse.accounts.identity import credential_for_update
 from gatehouse.accounts.sessions import Flow, OpenedSession, end_flow, save_flow_payload
@@ -49,6 +50,9 @@ from gatehouse.storage.tables.staff_identity import StaffPasskey
 
 RP_NAME = "Gatehouse"
 CHALLENGE_SECONDS = 300
+# The authenticator must verify its user (a PIN, a fingerprint, the device's unlock): a found
+# or stolen security key alone is not a second factor (docs/staff-identity.md, "Passkeys").
+USER_VERIFICATION = UserVerificationRequirement.REQUIRED
 MAX_NAME = 100
 
 
@@ -108,6 +112,22 @@ def _signed_challenge(runtime: Runtime, session_id: str, ticket: object) -> byte
     return base64url_to_bytes(str(claims.get("c", "")))
 
 
+def registration_verified(
+    credential: dict[str, Any], challenge: bytes, rp_id: str, origin: str
+) -> VerifiedRegistration | None:
+    """The new credential when its attestation checks out, user verification included."""
+    try:
+        return verify_registration_response(
+            credential=credential,
+            expected_challenge=challenge,
+            expected_rp_id=rp_id,
+            expected_origin=origin,
+            require_user_verification=True,
+        )
+    except (WebAuthnException, ValueError, KeyError, TypeError):
+        return None
+
+
 async def registration_options(
     runtime: Runtime, principal: StaffPrincipal, session_id: str
 ) -> dict[str, Any]:
@@ -123,7 +143,7 @@ async def registration_options(
         exclude_credentials=[_descriptor(p) for p in existing],
         authenticator_selection=AuthenticatorSelectionCriteria(
             resident_key=ResidentKeyRequirement.PREFERRED,
-            user_verification=UserVerificationRequirement.PREFERRED,
+            user_verification=USER_VERIFICATION,
         ),
         timeout=CHALLENGE_SECONDS * 1000,
     )
@@ -155,15 +175,9 @@ async def enrol_passkey(
     if challenge is None or not isinstance(credential, dict):
         raise invalid_argument("The passkey could not be added. Try again.", "credential")
     rp_id, origin = relying_party(runtime.settings)
-    try:
-        verified = verify_registration_response(
-            credential=credential,
-            expected_challenge=challenge,
-            expected_rp_id=rp_id,
-            expected_origin=origin,
-        )
-    except (WebAuthnException, ValueError, KeyError, TypeError):
-        raise invalid_argument("The passkey could not be added. Try again.", "credential") from None
+    verified = registration_verified(credential, challenge, rp_id, origin)
+    if verified is None:
+        raise invalid_argument("The passkey could not be added. Try again.", "credential")
     response = credential.get("response")
     transports = response.get("transports") if isinstance(response, dict) else None
     credential_id = bytes_to_base64url(verified.credential_id)
@@ -223,7 +237,7 @@ async def sign_in_options(runtime: Runtime, flow: Flow) -> PasskeyChallenge:
     options = generate_authentication_options(
         rp_id=rp_id,
         allow_credentials=[_descriptor(p) for p in passkeys],
-        user_verification=UserVerificationRequirement.PREFERRED,
+        user_verification=USER_VERIFICATION,
         timeout=CHALLENGE_SECONDS * 1000,
     )
     payload = {**flow.payload, "passkey_challenge": bytes_to_base64url(options.challenge)}
@@ -291,6 +305,7 @@ def _verified(
             expected_origin=origin,
             credential_public_key=base64url_to_bytes(passkey.public_key),
             credential_current_sign_count=passkey.sign_count,
+            require_user_verification=True,
         )
     except (WebAuthnException, ValueError, KeyError, TypeError):
         return False

@@ -36,7 +36,7 @@ async def post_application(
     # Without an Idempotency-Key record to store, the provisioning is all the transaction
     # holds (`alone`: on PostgreSQL a new identity then commits in one statement).
     alone = getattr(request.state, "idempotency", None) is None
-    async with queue, runtime.db.transaction() as connection:
+    async with queue, runtime.db.transaction(lazy=alone) as connection:
         ctx = write_context(request, principal)
         status, view = await create_application(
             connection, runtime, ctx, principal, applicant, body.labelId, alone=alone

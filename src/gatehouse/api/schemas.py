@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from gatehouse.domain.identity import Applicant, InvalidEmail, normalize_applicant
-from gatehouse.domain.normalize import normalize_email
+from gatehouse.domain.identity import (
+    Applicant,
+    InvalidEmail,
+    InvalidExternalRef,
+    normalize_applicant,
+)
+from gatehouse.domain.normalize import email_identity
 from gatehouse.errors import invalid_argument
-
-_EMAIL_ISSUE = "must contain @ and be at most 320 characters"
 
 
 class _Body(BaseModel):
@@ -31,8 +34,10 @@ class ProvisionBody(_Body):
     def applicant(self) -> Applicant:
         try:
             return normalize_applicant(self.email, self.externalRef, self.companyName)
-        except InvalidEmail:
-            raise invalid_argument("email is not valid.", "email", _EMAIL_ISSUE) from None
+        except InvalidEmail as exc:
+            raise invalid_argument("email is not valid.", "email", str(exc)) from None
+        except InvalidExternalRef as exc:
+            raise invalid_argument("externalRef is not valid.", "externalRef", str(exc)) from None
 
 
 class LoginSessionBody(ProvisionBody):
@@ -54,7 +59,7 @@ class MemberBody(_Body):
     email: str
 
     def normalized_email(self) -> str:
-        email = normalize_email(self.email)
-        if email is None:
-            raise invalid_argument("email is not valid.", "email", _EMAIL_ISSUE)
-        return email
+        try:
+            return email_identity(self.email)
+        except InvalidEmail as exc:
+            raise invalid_argument("email is not valid.", "email", str(exc)) from None

@@ -130,6 +130,8 @@ async def redeem_link(runtime: Runtime, token: str, request_id: str | None) -> R
                 expires_at=expires_at,
             )
         )
+        if application.signed_in_at is None:  # the first sign-in (docs/insights.md)
+            application.signed_in_at = now
         # Who signs in is known only now: the link names the member.
         ctx = WriteContext(applicant_actor(member.id), application.tenant_id, request_id, now)
         ctx.audit(session, "portal.login", application.id, application.id)

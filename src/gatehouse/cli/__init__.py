@@ -1,4 +1,4 @@
-"""The `gatehouse` command: serve, worker, migrate, staff create, keys, demo.
+"""The `gatehouse` command: serve, worker, migrate, staff create, keys, repair, demo.
 
 A group of sub-commands of one area lives in a module of its own beside this one, built on
 `cli/common.py`, and is added here with one `add_typer` line. Documented in
@@ -27,6 +27,7 @@ from gatehouse.cli.common import (
     migrate_schema,
     require_secret_key,
 )
+from gatehouse.cli.repair import repair as repair_command
 from gatehouse.settings import Settings
 from gatehouse.storage.migrate import status
 
@@ -37,6 +38,7 @@ keys_app = typer.Typer(
     help="The key ring (GATEHOUSE_SECRET_KEY and previous keys).", no_args_is_help=True
 )
 app.add_typer(keys_app, name="keys")
+app.command("repair")(repair_command)
 # Read by prometheus-client when the serving processes import it (gatehouse.metrics).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -51,6 +53,9 @@ def _print_status(settings: Settings) -> None:
     sys.stdout.write(f"current: {current}\n")
     sys.stdout.write(f"latest: {found.latest}\n")
     sys.stdout.write("up to date\n" if found.up_to_date else "migrations pending\n")
+    if not found.up_to_date:
+        # Scripts and readiness checks read the answer from the exit status (docs/platform.md).
+        raise typer.Exit(1)
 
 
 def _warn_private(settings: Settings) -> None:
@@ -104,6 +109,8 @@ def serve(
             access_log=False,
             proxy_headers=False,
             server_header=False,
+            # Bounded headers and deadlines for slow clients (docs/platform.md).
+            http="gatehouse.server:GuardedHttpToolsProtocol",
             # A busy host can take more than uvicorn's default 5 s to answer a worker ping.
             timeout_worker_healthcheck=60,
         )

@@ -3,7 +3,9 @@ schema checks (docs/reference/settings.md)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import sys
 from typing import NoReturn
 
 import typer
@@ -21,7 +23,10 @@ log = logging.getLogger("gatehouse.cli")
 def fail(message: str) -> NoReturn:
     """A clear one-line error on stderr and exit status 2 (no traceback)."""
     # escape(): a message is text, never markup (`gatehouse[s3]` must not vanish).
-    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
+    # soft_wrap: one line however narrow the terminal (rich wraps at 80 columns otherwise).
+    console.print(
+        f"[red]error:[/red] {escape(message)}", markup=True, highlight=False, soft_wrap=True
+    )
     raise typer.Exit(2)
 
 
@@ -59,3 +64,21 @@ def migrate_schema(settings: Settings) -> None:
     except Exception as exc:
         log.exception("migration failed")
         fail(f"could not migrate the database: {type(exc).__name__}")
+
+
+def prepared_settings() -> Settings:
+    """For a one-off command over the database: the settings checked, the key ring usable, the
+    schema migrated; only warnings logged, so standard output carries the command's answer."""
+    from gatehouse import logs
+
+    settings = load_settings()
+    logs.configure("WARNING")
+    require_secret_key(settings)
+    migrate_schema(settings)
+    return settings
+
+
+def print_json_line(value: object) -> None:
+    """One JSON object on one line of standard output, flushed (a pipe reads it at once)."""
+    sys.stdout.write(json.dumps(value, separators=(",", ":")) + "\n")
+    sys.stdout.flush()

@@ -22,6 +22,7 @@ from gatehouse.domain.principals import SCOPE_READ, SCOPE_WEBHOOKS
 from gatehouse.web import browser
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
+from gatehouse.web.text import read_form
 
 COOKIE_NAME = "gatehouse_console"
 COOKIE_PATH = "/console"
@@ -100,7 +101,8 @@ def forbidden_page(request: Request, live: LiveConsole | None, reason: str) -> R
 async def require_session(request: Request, scope: str | None = None) -> LiveConsole | Response:
     """The live session, or the page to answer instead: 401 without one, 403 when its key
     lacks `scope`."""
-    live = await find_session(runtime_of(request), request.cookies.get(COOKIE_NAME))
+    runtime = runtime_of(request)
+    live = await find_session(runtime, browser.read_cookie(request, runtime.settings, COOKIE_NAME))
     if live is None:
         return signed_out_page(request)
     if scope is not None and not live.principal.holds(scope):
@@ -114,7 +116,7 @@ async def checked_form(
     """The posted form when its CSRF token matches the session and the request comes from our
     own origin; while the tenant is suspended nothing may change (403) but the sign-out
     (`writes=False`)."""
-    form = await request.form()
+    form = await read_form(request)
     sent = form.get("csrf_token")
     if (
         not isinstance(sent, str)

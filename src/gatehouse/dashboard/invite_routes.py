@@ -28,6 +28,7 @@ from gatehouse.dashboard.sign_in_http import (
 from gatehouse.errors import GatehouseError
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render, see_other
+from gatehouse.web.text import read_form
 
 router = APIRouter(include_in_schema=False)
 
@@ -67,7 +68,7 @@ async def invite_submit(token: str, request: Request) -> Response:
         invite = await open_invite(runtime, token)
     except InviteUnusable:
         return _gone(request)
-    form = await request.form()
+    form = await read_form(request)
     if not same_origin(request):
         return _invite_page(
             request,

@@ -14,6 +14,7 @@ from gatehouse.cases.assignment import colleagues
 from gatehouse.cases.case_file import CaseFile, case_file
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.principals import Role
+from gatehouse.domain.realignment import intake_change_refusal
 from gatehouse.domain.status import STATUSES, ApplicationStatus, DecisionAction
 from gatehouse.domain.workstation import (
     ASSIGNEE_ME,
@@ -26,6 +27,7 @@ from gatehouse.domain.workstation import (
     age_words,
 )
 from gatehouse.errors import GatehouseError
+from gatehouse.realignment import intake_choices
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
 
@@ -143,6 +145,7 @@ async def render_case(
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
         case = await case_file(session, client_id)
+        choices = [] if case is None else await intake_choices(session, case.application)
     if case is None:
         return render(
             request,
@@ -158,6 +161,11 @@ async def render_case(
         "note": not erased,
         "assign": not erased,
         "erase": not erased and viewer.principal.at_least(Role.ADMIN),
+        # docs/case-work.md "Changing the intake", "Checking a status"
+        "change_intake": not erased
+        and viewer.principal.at_least(Role.MLRO)
+        and intake_change_refusal(case.application.status) is None,
+        "check_status": not erased and viewer.principal.at_least(Role.ADMIN),
     }
     moves = case.moves_for(viewer.principal)
     days = runtime.settings.info_request_reminder_days
@@ -183,6 +191,7 @@ async def render_case(
                 for c in case.colleagues
                 if c.staff_id not in (case.application.assigned_to, viewer.principal.staff_id)
             ],
+            "intake_choices": [(intake.id, intake.name) for intake in choices],
             "state_age": age_words(now - case.application.status_changed_at),
             "errors": errors or {},
             "form": form or {},
@@ -225,4 +234,8 @@ _NOTICES = {
     "noted": "Note added. Only staff can see it.",
     "assigned": "Assignment changed.",
     "reminded": "Reminder sent: the tenant was told, and can send the applicant a fresh link.",
+    "intake_changed": "Intake changed: the checklist and the form now follow the new intake.",
+    "repaired": "Status checked and repaired: it did not match the case's facts. The history "
+    "shows the change (action repair) and the tenant was sent application.status.changed.",
+    "status_ok": "Status checked: it matches the case's facts. Nothing changed.",
 }

@@ -9,8 +9,10 @@ from gatehouse.dashboard.account_routes import router as account_router
 from gatehouse.dashboard.auth_routes import router as auth_router
 from gatehouse.dashboard.case_actions import router as case_actions_router
 from gatehouse.dashboard.document_routes import router as document_router
+from gatehouse.dashboard.insights_routes import router as insights_router
 from gatehouse.dashboard.invite_routes import router as invite_router
 from gatehouse.dashboard.queue_routes import router as queue_router
+from gatehouse.dashboard.realignment_routes import router as realignment_router
 from gatehouse.dashboard.sign_in_routes import router as sign_in_router
 from gatehouse.dashboard.staff_routes import router as staff_router
 from gatehouse.dashboard.tenants_routes import router as tenants_router
@@ -27,10 +29,12 @@ router.include_router(account_router)
 router.include_router(staff_router)
 router.include_router(queue_router)
 router.include_router(case_actions_router)
+router.include_router(realignment_router)
 router.include_router(document_router)
 router.include_router(tenants_router)
 router.include_router(webhooks_router)
 router.include_router(verification_router)
+router.include_router(insights_router)
 
 
 @router.get("/static/{name:path}")

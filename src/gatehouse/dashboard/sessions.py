@@ -26,6 +26,7 @@ from gatehouse.web import browser
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
+from gatehouse.web.text import read_form
 
 COOKIE_NAME = "gatehouse_dashboard"
 SESSION_LIFETIME = sessions.SESSION_LIFETIME
@@ -47,7 +48,9 @@ class Viewer:
 
 async def current_viewer(request: Request) -> Viewer | None:
     """The live session named by the cookie, or None."""
-    live = await sessions.find_session(runtime_of(request), request.cookies.get(COOKIE_NAME))
+    live = await sessions.find_session(
+        runtime_of(request), browser.read_cookie(request, runtime_of(request).settings, COOKIE_NAME)
+    )
     if live is None:
         return None
     return Viewer(live.principal, live.session_id, live.csrf_token)
@@ -97,7 +100,7 @@ async def require_viewer(request: Request, role: str = Role.ANALYST) -> Viewer |
 
 async def checked_form(request: Request, viewer: Viewer) -> FormData | Response:
     """The posted form when its CSRF token and origin match the session."""
-    form = await request.form()
+    form = await read_form(request)
     sent = form.get("csrf_token")
     if (
         not isinstance(sent, str)

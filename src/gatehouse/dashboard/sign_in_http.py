@@ -26,6 +26,7 @@ from gatehouse.web.auth import runtime_of
 from gatehouse.web.client_address import client_address
 from gatehouse.web.errors import request_id_of
 from gatehouse.web.rendering import render, see_other
+from gatehouse.web.text import read_form
 
 FLOW_COOKIE = "gatehouse_sign_in"
 FLOW_COOKIE_LIFETIME = timedelta(minutes=30)
@@ -63,7 +64,11 @@ def clear_flow_cookie(request: Request, response: Response) -> None:
 
 
 async def flow_of(request: Request, purpose: str) -> Flow | None:
-    return await find_flow(runtime_of(request), request.cookies.get(FLOW_COOKIE), purpose)
+    return await find_flow(
+        runtime_of(request),
+        browser.read_cookie(request, runtime_of(request).settings, FLOW_COOKIE),
+        purpose,
+    )
 
 
 def csrf_matches(sent: object, flow: Flow) -> bool:
@@ -72,7 +77,7 @@ def csrf_matches(sent: object, flow: Flow) -> bool:
 
 async def flow_form(request: Request, flow: Flow) -> FormData | None:
     """The posted form when its CSRF token is the flow's and the origin is ours."""
-    form = await request.form()
+    form = await read_form(request)
     if not csrf_matches(form.get("csrf_token"), flow) or not same_origin(request):
         return None
     return form

@@ -29,6 +29,7 @@ from gatehouse.dashboard.sign_in_http import (
 )
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import PAGE_HEADERS, render, see_other
+from gatehouse.web.text import read_form
 
 router = APIRouter(include_in_schema=False)
 
@@ -72,7 +73,7 @@ async def sign_in_form(request: Request) -> Response:
 
 @router.post(SIGN_IN)
 async def sign_in_submit(request: Request) -> Response:
-    form = await request.form()
+    form = await read_form(request)
     next_path = safe_next(form.get("next"))
     email, password = form.get("email"), form.get("password")
     shown = email.strip()[:320] if isinstance(email, str) else ""

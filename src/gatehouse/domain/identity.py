@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from gatehouse.domain.normalize import cut_text, normalize_email
+from gatehouse.domain.normalize import (
+    MAX_TEXT,
+    InvalidEmail,
+    NotCanonical,
+    canonical_text,
+    cut_text,
+    email_identity,
+    trim,
+)
 
 # docs/reference/tenant-api.md §5.2: any other redirectPath is ignored.
 REDIRECT_PATHS = frozenset(
@@ -18,10 +26,23 @@ REDIRECT_PATHS = frozenset(
 )
 
 
-class InvalidEmail(ValueError):
-    """The email breaks docs/reference/tenant-api.md §5.1: trimmed, lowercased, contains `@`,
-    at most 320.
-    """
+__all__ = [
+    "ERASED_PREFIX",
+    "REDIRECT_PATHS",
+    "Applicant",
+    "InvalidEmail",
+    "InvalidExternalRef",
+    "allowed_redirect",
+    "erased_identity",
+    "erased_identity_candidates",
+    "identity_key",
+    "is_bound_to_other_email",
+    "normalize_applicant",
+]
+
+
+class InvalidExternalRef(ValueError):
+    """The externalRef breaks the identity rule (docs/identity.md); `str()` says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,13 +90,23 @@ def erased_identity_candidates(digests: Iterable[str]) -> list[str]:
 def normalize_applicant(
     email: object, external_ref: str | None = None, company_name: str | None = None
 ) -> Applicant:
-    """Normalise the fields of docs/reference/tenant-api.md §5.1; raises InvalidEmail."""
-    normalized = normalize_email(email)
-    if normalized is None:
-        raise InvalidEmail("email must contain @ and be at most 320 characters")
-    ref = cut_text(external_ref) or None
+    """Normalise the fields of docs/reference/tenant-api.md §5.1 under the identity rule of
+    docs/identity.md; raises InvalidEmail or InvalidExternalRef."""
+    normalized = email_identity(email)
+    ref = _external_ref(external_ref)
     company = cut_text(company_name) or normalized[:200]
     return Applicant(email=normalized, external_ref=ref, company_name=company)
+
+
+def _external_ref(value: str | None) -> str | None:
+    """Trimmed, in NFC (refused when sent in neither NFC nor NFD), cut to 200; None when
+    empty."""
+    if value is None:
+        return None
+    try:
+        return canonical_text(trim(value))[:MAX_TEXT] or None
+    except NotCanonical as exc:
+        raise InvalidExternalRef(str(exc)) from None
 
 
 def is_bound_to_other_email(applicant_email: str | None, email: str) -> bool:

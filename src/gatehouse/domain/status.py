@@ -54,6 +54,12 @@ class HistoryAction(StrEnum):
     HOLD = "hold"
     RELEASE = "release"
     NEEDS_INFO = "needs_info"
+    # A staff member moved the case to another intake and the status moved with it
+    # (docs/case-work.md "Changing the intake").
+    PAIR_CHANGE = "pair_change"
+    # The status was brought back in line with the case's facts (docs/case-work.md
+    # "Checking a status").
+    REPAIR = "repair"
 
 
 class StatusChangeReason(StrEnum):
@@ -122,6 +128,8 @@ EVENT_HOLD = EventType.DECISION_HOLD
 
 REASON_DECISION = StatusChangeReason.DECISION
 REASON_INFO_REQUEST = StatusChangeReason.INFO_REQUEST
+REASON_PAIR_CHANGE = StatusChangeReason.PAIR_CHANGE
+REASON_REPAIR = StatusChangeReason.REPAIR
 
 
 class CaseRuleError(GatehouseError):

@@ -8,11 +8,13 @@ The moves staff may make are the status machine's (domain/status.py `allowed_mov
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from gatehouse.domain.normalize import normalize_email, trim
 from gatehouse.domain.status import (
     APPROVE,
     HOLD,
@@ -69,8 +71,13 @@ def check_note(text: object) -> str:
 
 
 def search_text(value: str | None) -> str | None:
-    """The queue's search, trimmed and lowered; None when empty. Longer than MAX_SEARCH is cut."""
-    text = (value or "").strip().lower()[:MAX_SEARCH]
+    """The queue's search, trimmed, in NFC and lowered; None when empty. Longer than MAX_SEARCH
+    is cut. A whole email address is searched in its identity form (docs/identity.md), the
+    form stored emails have."""
+    email = normalize_email(value)
+    if email is not None:
+        return email[:MAX_SEARCH]
+    text = unicodedata.normalize("NFC", trim(value or "")).lower()[:MAX_SEARCH]
     return text or None
 
 

@@ -6,52 +6,44 @@ what that lookup found for an active key (its keyed secret hash, tenant,
 scopes and tenant status) for at most `TTL_SECONDS`; the presented secret is
 still hashed and compared on every request, so a wrong secret never passes.
 
-Revocation and suspension must take effect at once (docs/reference/tenant-api.md §4.2 rule 5;
-docs/reference/staff-api.md §4.6, §4.8), in every process. Any committed change to the
-`api_keys` or `tenants` tables through SQLAlchemy (an ORM flush, an ORM or Core
-`update`/`delete`, or a textual UPDATE/DELETE/TRUNCATE naming them) bumps a
-*credentials epoch* right after the commit, before the writing request can
-answer:
+Revocation and suspension must take effect at once (docs/reference/tenant-api.md §4.2
+rule 5; docs/reference/staff-api.md §4.6, §4.8), in every process. The database gives
+the signal itself: triggers on `api_keys` and `tenants` fire for every writer, whatever
+it writes through (storage/tables/credentials.py), and every process listens:
 
-- in this process: every cache is emptied synchronously;
-- across processes, with GATEHOUSE_REDIS_URL: `INCR` of a Redis counter; every
-  request reads it before it trusts the cache. The read rides on the per-IP
-  rate-limit script of the edge (limits/ratelimit.py), so it costs no round trip
-  of its own; the edge leaves the value in the request state under
-  `EPOCH_STATE`, and `epoch()` takes it from there (a plain GET when absent);
-- across processes, without Redis: one byte is appended to a stamp file (beside
-  the SQLite database; in the temp folder, named after the database, for
-  PostgreSQL); every request `stat()`s it (about a microsecond).
+- SQLite: the triggers add one to the `credential_epoch` row. Before it trusts the
+  cache, a request asks SQLite whether anything was committed since it last looked
+  (`PRAGMA data_version`, a read of the WAL index) and, only then, reads the row: a
+  few microseconds on a connection of its own, in the event loop's thread (a WAL
+  reader waits for no writer; a busy answer bypasses the cache for that request).
+- PostgreSQL: the triggers send `NOTIFY gatehouse_credentials`, which a LISTEN
+  connection of each process turns into an emptied cache the moment it arrives; they
+  also send a NOTICE to the writing connection, which marks that connection, and the
+  writing process empties its caches when the connection goes back to the pool after
+  the commit, before the writing request can answer. While the listener is not
+  connected (at start-up, after a lost connection) the cache is bypassed; each new
+  connection empties it, since notifications may have been missed meanwhile.
 
 A request reads the epoch *before* it queries the database, and stores what it
 found only when the epoch has not moved since, so a lookup racing a revocation
-can never cache the old state (the edge's read happens before routing, so
-before any lookup). When the epoch cannot be read (Redis down), the cache is
-bypassed, with one warning per `WARNING_INTERVAL`. Several hosts on one
-PostgreSQL without Redis are not covered by the stamp file (rate limits are not
-shared there either); the TTL bounds staleness to a few seconds in that setting.
+can never cache the old state. When the epoch cannot be read the cache is
+bypassed, with one warning per `WARNING_INTERVAL`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
-import os
-import re
-import tempfile
+import sqlite3
 import time
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from cachetools import TTLCache
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import ORMExecuteState, Session, UOWTransaction
-from sqlalchemy.sql.elements import TextClause
-from sqlalchemy.util import await_only
 
 from gatehouse.settings import Settings, sqlite_path
 
@@ -60,30 +52,12 @@ log = logging.getLogger("gatehouse.limits.credentials")
 TTL_SECONDS = 5.0
 MAX_ENTRIES = 10_000
 WARNING_INTERVAL = 10.0
-REDIS_EPOCH_KEY = "gatehouse:credentials-epoch"
-# The request-state attribute where the edge leaves the epoch it read.
-EPOCH_STATE = "credentials_epoch"
-WATCHED_TABLES = frozenset({"api_keys", "tenants"})
-_CHANGED = "gatehouse_credentials_changed"
-_TEXT_WRITE = re.compile(
-    r"^\s*(update|delete|truncate)\b.*\b(api_keys|tenants)\b", re.IGNORECASE | re.DOTALL
-)
-
-
-class _Marker:
-    """A value the shared epoch can never take (Redis answers bytes or None)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-# Nobody read the epoch for this request: `epoch()` reads it itself.
-EPOCH_NOT_READ: object = _Marker("EPOCH_NOT_READ")
-# The read failed (Redis down): the cache must be bypassed.
-EPOCH_UNREADABLE: object = _Marker("EPOCH_UNREADABLE")
+# What the triggers of migration 0014 send (PostgreSQL).
+CHANNEL = "gatehouse_credentials"
+NOTICE = "gatehouse_credentials_changed"
+# How long the first request waits for the PostgreSQL listener to connect.
+LISTENER_CONNECT_SECONDS = 5.0
+_READ_EPOCH = "SELECT value FROM credential_epoch WHERE id = 1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,78 +68,160 @@ class CachedKey:
     tenant_id: str
     scopes: frozenset[str]
     tenant_status: str
-    expires: float  # time.monotonic() deadline
+
+
+class SqliteEpoch:
+    """The `credential_epoch` row, read only when SQLite says something was committed."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._connection: sqlite3.Connection | None = None
+        self._data_version: int | None = None
+        self._value: int | None = None
+
+    def current(self) -> int | None:
+        """The row's value; None when it cannot be read now (busy, missing, closed)."""
+        try:
+            connection = self._connection
+            if connection is None:
+                connection = self._connection = sqlite3.connect(
+                    self._path, isolation_level=None, check_same_thread=False
+                )
+                connection.execute("PRAGMA busy_timeout=0")
+                connection.execute("PRAGMA query_only=ON")
+            version = connection.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version or self._value is None:
+                row = connection.execute(_READ_EPOCH).fetchone()
+                self._value = None if row is None else int(row[0])
+                self._data_version = version
+        except sqlite3.Error:
+            self._data_version = self._value = None
+            return None
+        return self._value
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+class PostgresListener:
+    """A LISTEN connection of this process: a count of notifications (and of connections).
+
+    `current()` is None while not listening. Each new connection counts as a change:
+    anything committed while nobody listened was missed.
+    """
+
+    def __init__(self, database_url: str) -> None:
+        self._dsn = (
+            make_url(database_url)
+            .set(drivername="postgresql")
+            .render_as_string(hide_password=False)
+        )
+        self._count = 0
+        self._listening = False
+        self._task: asyncio.Task[None] | None = None
+        self._connected: asyncio.Event | None = None
+
+    async def current(self) -> int | None:
+        if self._task is None or self._task.get_loop() is not asyncio.get_running_loop():
+            # Started on first use, in the loop that uses it (tests run several loops).
+            self._connected = asyncio.Event()
+            self._listening = False
+            self._task = asyncio.get_running_loop().create_task(self._listen(self._connected))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._connected.wait(), LISTENER_CONNECT_SECONDS)
+        return self._count if self._listening else None
+
+    def _changed(self, *_args: Any) -> None:
+        self._count += 1
+        clear_every_cache()
+
+    async def _listen(self, connected: asyncio.Event) -> None:
+        import asyncpg
+
+        backoff = 0.5
+        while True:
+            connection: Any = None
+            try:
+                connection = await asyncpg.connect(self._dsn)
+                lost = asyncio.Event()
+                connection.add_termination_listener(lambda _c, lost=lost: lost.set())
+                await connection.add_listener(CHANNEL, self._changed)
+                self._changed()
+                self._listening, backoff = True, 0.5
+                connected.set()
+                await lost.wait()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("LISTEN %s failed: %s", CHANNEL, type(exc).__name__)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 10.0)
+            finally:
+                self._listening = False
+                if connection is not None:
+                    with contextlib.suppress(Exception):
+                        await connection.close(timeout=2)
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and task.get_loop() is asyncio.get_running_loop():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
 
 
 class CredentialCache:
     """Verified API keys of this process; see the module docstring."""
 
     def __init__(self, settings: Settings, engines: tuple[Any, ...] = ()) -> None:
-        self._entries: dict[str, CachedKey] = {}
+        self._entries: TTLCache[str, CachedKey] = TTLCache(
+            MAX_ENTRIES, TTL_SECONDS, timer=lambda: time.monotonic()
+        )
         self._generation = 0
-        self._seen_shared: object = None
-        self.stamp_path = stamp_path_for(settings.database_url)
-        # `os.stat` of a str: a Path is converted on every call (once per request).
-        self._stamp = None if self.stamp_path is None else str(self.stamp_path)
-        self.redis_url = settings.redis_url
-        self._redis: Any = None
+        self._seen: int | None = None
         self._last_warning = -WARNING_INTERVAL
-        if self.stamp_path is not None:
-            _touch(self.stamp_path)
-        _CACHES.add(self)
-        for engine in engines:
-            _BY_ENGINE[getattr(engine, "sync_engine", engine)] = self
-
-    # --- reading -------------------------------------------------------------------------
-
-    async def epoch(self, prefetched: object = EPOCH_NOT_READ) -> int | None:
-        """The current generation, after dropping everything an epoch bump made stale.
-
-        `prefetched` is the Redis epoch the edge read for this request (see the
-        module docstring); it is used only when this cache shares through Redis.
-        None when the shared epoch cannot be read: the caller must not use the cache.
-        """
-        if not self.redis_url or prefetched is EPOCH_NOT_READ:
-            try:
-                shared = await self._shared_epoch()
-            except Exception:
-                self._epoch_unavailable(exc_info=True)
-                return None
-        elif prefetched is EPOCH_UNREADABLE:
-            self._epoch_unavailable(exc_info=False)
-            return None
+        self._sqlite: SqliteEpoch | None = None
+        self._postgres: PostgresListener | None = None
+        if make_url(settings.database_url).get_backend_name() == "sqlite":
+            path = sqlite_path(settings.database_url)
+            if path is not None:
+                self._sqlite = SqliteEpoch(str(path))
         else:
-            shared = prefetched
-        if shared != self._seen_shared:
-            self._seen_shared = shared
+            self._postgres = PostgresListener(settings.database_url)
+            for engine in engines:
+                watch_notices(getattr(engine, "sync_engine", engine))
+        _CACHES.add(self)
+
+    async def epoch(self) -> int | None:
+        """The current generation, after dropping everything a credential change made stale.
+
+        None when the signal cannot be read: the caller must not use the cache.
+        """
+        if self._sqlite is not None:
+            seen = self._sqlite.current()
+        elif self._postgres is not None:
+            seen = await self._postgres.current()
+        else:
+            return self._generation
+        if seen is None:
+            self._epoch_unavailable()
+            return None
+        if seen != self._seen:
+            self._seen = seen
             self.clear()
         return self._generation
 
-    @property
-    def redis_epoch_seen(self) -> bytes | None:
-        """The Redis epoch the entries were read under (None: none yet, or no Redis).
-
-        With Redis, `_seen_shared` only ever holds what Redis answered (bytes or None), and
-        every entry was stored under it (a change empties the cache).
-        """
-        seen = self._seen_shared
-        return seen if isinstance(seen, bytes) else None
-
-    def _epoch_unavailable(self, exc_info: bool) -> None:
-        # Redis down means every request gets here: one warning per interval.
+    def _epoch_unavailable(self) -> None:
+        # Every request gets here while it lasts: one warning per interval.
         now = time.monotonic()
         if now - self._last_warning >= WARNING_INTERVAL:
             self._last_warning = now
-            log.warning("credential epoch unavailable; API key cache bypassed", exc_info=exc_info)
+            log.warning("credential epoch unavailable; API key cache bypassed")
 
     def get(self, key_id: str) -> CachedKey | None:
-        entry = self._entries.get(key_id)
-        if entry is None:
-            return None
-        if entry.expires <= time.monotonic():
-            self._entries.pop(key_id, None)
-            return None
-        return entry
+        return self._entries.get(key_id)
 
     def put(
         self,
@@ -179,11 +235,7 @@ class CredentialCache:
         """Cache an active key, unless an invalidation happened since `generation`."""
         if generation != self._generation:
             return
-        if len(self._entries) >= MAX_ENTRIES:
-            self._entries.pop(next(iter(self._entries)))
-        self._entries[key_id] = CachedKey(
-            secret_hash, tenant_id, scopes, tenant_status, time.monotonic() + TTL_SECONDS
-        )
+        self._entries[key_id] = CachedKey(secret_hash, tenant_id, scopes, tenant_status)
 
     def clear(self) -> None:
         self._entries.clear()
@@ -192,111 +244,20 @@ class CredentialCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    async def _shared_epoch(self) -> object:
-        if self.redis_url:
-            value = await self._redis_client().get(REDIS_EPOCH_KEY)
-            return value
-        if self._stamp is not None:
-            try:
-                info = os.stat(self._stamp)
-            except FileNotFoundError:
-                _touch(Path(self._stamp))
-                info = os.stat(self._stamp)
-            return (info.st_ino, info.st_size, info.st_mtime_ns)
-        return None
-
-    def _redis_client(self) -> Any:
-        if self._redis is None and self.redis_url:
-            import coredis
-
-            self._redis = coredis.Redis.from_url(self.redis_url)
-        return self._redis
-
-    # --- bumping -------------------------------------------------------------------------
-
-    def publish_bump(self) -> None:
-        """Tell the other processes (called after a commit; see `_after_commit`)."""
-        if self.stamp_path is not None:
-            _append_byte(self.stamp_path)
-        if self.redis_url:
-            client = self._redis_client()
-            try:
-                # Inside AsyncSession.commit(): wait for the INCR in the commit's greenlet,
-                # so the writing request cannot answer before other processes can see it.
-                await_only(client.incr(REDIS_EPOCH_KEY))
-            except Exception:
-                # Outside a greenlet (a sync session), or Redis failed: best effort.
-                self._schedule_incr(client)
-
     async def close(self) -> None:
-        if self._redis is not None:
-            client, self._redis = self._redis, None
-            with contextlib.suppress(Exception):
-                client.connection_pool.disconnect()
-
-    def _schedule_incr(self, client: Any) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        task = loop.create_task(client.incr(REDIS_EPOCH_KEY))
-        _PENDING.add(task)
-        task.add_done_callback(_PENDING.discard)
+        if self._sqlite is not None:
+            self._sqlite.close()
+        if self._postgres is not None:
+            await self._postgres.close()
 
 
 _CACHES: weakref.WeakSet[CredentialCache] = weakref.WeakSet()
-# The cache of the runtime that owns an engine: it publishes that database's bumps.
-_BY_ENGINE: weakref.WeakKeyDictionary[Any, CredentialCache] = weakref.WeakKeyDictionary()
-_PENDING: set[asyncio.Task[Any]] = set()
 
 
-def stamp_path_for(database_url: str) -> Path | None:
-    """Beside a SQLite file; in the temp folder for other databases; None in memory."""
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        path = sqlite_path(database_url)
-        return None if path is None else path.with_name(path.name + ".credentials-stamp")
-    # The same file whichever driver names the database (postgresql, postgresql+asyncpg).
-    plain = url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
-    digest = hashlib.sha256(plain.encode()).hexdigest()
-    return Path(tempfile.gettempdir()) / f"gatehouse-credentials-{digest[:16]}.stamp"
-
-
-def _touch(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
-        os.close(fd)
-
-
-def _append_byte(path: Path) -> None:
-    # O_APPEND writes are atomic, so concurrent bumps from several processes all count.
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
-    except OSError:
-        log.warning("could not write the credential stamp file", exc_info=True)
-        return
-    try:
-        os.write(fd, b".")
-    finally:
-        os.close(fd)
-
-
-def invalidate_all(engine: Any = None) -> None:
-    """Empty every cache of this process and tell the other processes.
-
-    `engine` is the (sync) engine of the database whose credentials changed; its
-    runtime's cache publishes the bump (Redis and stamp file), else the stamp file
-    alone is bumped.
-    """
+def clear_every_cache() -> None:
+    """Empty every cache of this process."""
     for cache in list(_CACHES):
         cache.clear()
-    owner = _BY_ENGINE.get(engine) if engine is not None else None
-    if owner is not None:
-        owner.publish_bump()
-    elif engine is not None:
-        path = stamp_path_for(engine.url.render_as_string(hide_password=False))
-        if path is not None:
-            _append_byte(path)
 
 
 def credential_cache(runtime: Any) -> CredentialCache:
@@ -308,41 +269,55 @@ def credential_cache(runtime: Any) -> CredentialCache:
     return cache
 
 
-# --- detecting credential changes --------------------------------------------------------
+# --- PostgreSQL: this process's own writes -----------------------------------------------
+
+# asyncpg connections whose current transaction (or last autocommit statement) changed
+# credentials: the triggers' NOTICE reached them.
+_CHANGED: weakref.WeakSet[Any] = weakref.WeakSet()
+_WATCHED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-def _statement_touches_credentials(state: ORMExecuteState) -> bool:
-    if state.is_select:
-        return False
-    statement = state.statement
-    if state.is_update or state.is_delete:
-        table = getattr(statement, "table", None)
-        return getattr(table, "name", None) in WATCHED_TABLES
-    if isinstance(statement, TextClause):
-        return _TEXT_WRITE.search(statement.text) is not None
-    return False
+def _on_notice(connection: Any, message: Any) -> None:
+    if getattr(message, "message", None) == NOTICE:
+        _CHANGED.add(connection)
 
 
-@event.listens_for(Session, "do_orm_execute")
-def _watch_statements(state: ORMExecuteState) -> None:
-    if _statement_touches_credentials(state):
-        state.session.info[_CHANGED] = True
+def _driver(dbapi_connection: Any) -> Any:
+    return getattr(dbapi_connection, "driver_connection", None)
 
 
-@event.listens_for(Session, "before_flush")
-def _watch_flush(session: Session, _context: UOWTransaction, _instances: Any) -> None:
-    for obj in (*session.dirty, *session.deleted):
-        if getattr(type(obj), "__tablename__", None) in WATCHED_TABLES:
-            session.info[_CHANGED] = True
-            return
+def watch_notices(engine: Any) -> None:
+    """Empty this process's caches when a connection of `engine` that changed credentials
+    goes back to the pool (after its commit); forget a rolled-back change."""
+    if engine in _WATCHED or engine.dialect.driver != "asyncpg":
+        return
+    _WATCHED.add(engine)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        driver = _driver(dbapi_connection)
+        if driver is not None:
+            driver.add_log_listener(_on_notice)
+
+    @event.listens_for(engine, "rollback")
+    def _on_rollback(connection: Any) -> None:
+        # An autocommit connection's "rollback" undoes nothing: its statements committed.
+        if connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+            forget_change(connection.connection.driver_connection)
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(dbapi_connection: Any, _record: Any) -> None:
+        committed(_driver(dbapi_connection))
 
 
-@event.listens_for(Session, "after_commit")
-def _after_commit(session: Session) -> None:
-    if session.info.pop(_CHANGED, False):
-        invalidate_all(session.get_bind())
+def forget_change(driver: Any) -> None:
+    """A transaction of `driver` rolled back: what it changed never happened."""
+    if driver is not None:
+        _CHANGED.discard(driver)
 
 
-@event.listens_for(Session, "after_rollback")
-def _after_rollback(session: Session) -> None:
-    session.info.pop(_CHANGED, None)
+def committed(driver: Any) -> None:
+    """`driver`'s transaction is over: empty the caches if it changed credentials."""
+    if driver is not None and driver in _CHANGED:
+        _CHANGED.discard(driver)
+        clear_every_cache()

@@ -15,22 +15,22 @@ are counted. The two checks keep their order and meaning:
   are not secret), and only when the per-IP window let it through.
 
 So the edge does not count the per-IP window up front: it leaves an `AddressGate` in the
-request state. Authentication, when the key is in the API-key cache (limits/credentials.py)
-and the presented secret verifies against it, runs `ADDRESS_AND_KEY_SCRIPT` through the
-gate: per-IP INCR, then, if that passed, the credentials epoch compared with the one the
-cache was filled under, and only if it has not moved (the cached key is still what the
-database holds), the per-key INCR, all in one atomic script. In every other case (a cache
-miss, a wrong secret, an epoch that moved, a request that never reaches authentication)
-the gate counts the per-IP window alone (`WINDOW_SCRIPT`, reading the epoch too) before
-the key lookup or, at the latest, before the edge sends the answer, which it replaces with
-the per-IP 429 when the window is full; the per-key window then takes a round trip of its
-own after a database lookup, as before. Scripts are sent over plain connections by
-`ScriptClient` (limits/redis_script.py), which loads them again when the server answers
-NOSCRIPT.
+request state. Authentication, when the key is in the API-key cache (limits/credentials.py,
+which has checked the credentials epoch itself) and the presented secret verifies against
+it, runs `ADDRESS_AND_KEY_SCRIPT` through the gate: per-IP INCR, then, if that passed, the
+per-key INCR, in one atomic script. In every other case (a cache miss, a wrong secret, a
+request that never reaches authentication) the gate counts the per-IP window alone
+(`WINDOW_SCRIPT`) before the key lookup or, at the latest, before the edge sends the
+answer, which it replaces with the per-IP 429 when the window is full; the per-key window
+then takes a round trip of its own after a database lookup, as before. Scripts run
+through redis-py's `register_script` (EVALSHA; EVAL again when the server answers
+NOSCRIPT) on the process's one client (limits/redis_client.py: one server, Sentinel or
+Cluster, by URL).
 
-Keys keep the names `limits` gave them (`LIMITS:key/<key id>/60/1/minute`), so
-windows carry over an upgrade. The keys of one script need not share a hash slot, so
-Redis Cluster is not supported (the key cache's plain client never supported it either).
+Keys follow the names `limits` gives (`LIMITS:{gatehouse}key/<key id>/60/1/minute`),
+with one hash tag, `{gatehouse}`, so that the two keys of `ADDRESS_AND_KEY_SCRIPT` share
+a slot on a Redis Cluster (every window then lives on one node of it: a window is a few
+bytes and one INCR).
 
 Without Redis the windows are dictionaries of this process, swept once a window, and
 the edge counts the per-IP window up front (a dictionary lookup).
@@ -46,8 +46,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from gatehouse.limits.credentials import EPOCH_NOT_READ, EPOCH_UNREADABLE, REDIS_EPOCH_KEY
-from gatehouse.limits.redis_script import Script, ScriptClient
+from gatehouse.limits.redis_client import close_client, redis_client
 from gatehouse.settings import Settings
 
 log = logging.getLogger("gatehouse.ratelimit")
@@ -55,11 +54,12 @@ FAILURE_LOG_INTERVAL = 10.0
 WINDOW_SECONDS = 60
 WINDOW_NS = WINDOW_SECONDS * 1_000_000_000
 KEY_PREFIX = "LIMITS:"
+# One hash tag on every window: a script's keys share a slot on a Redis Cluster.
+HASH_TAG = "{gatehouse}"
 
-# KEYS[1]: the window; KEYS[2] (optional): a key to read in the same round trip.
-# ARGV[1]: the window length in milliseconds. Returns {count, remaining ms, value}.
-# A window without expiry (a crash between INCR and EXPIRE of an older client)
-# gets one here instead of lasting forever.
+# KEYS[1]: the window. ARGV[1]: the window length in milliseconds.
+# Returns {count, remaining ms}. A window without expiry (a crash between INCR and
+# EXPIRE of an older client) gets one here instead of lasting forever.
 WINDOW_SCRIPT = """
 local count = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
@@ -67,18 +67,13 @@ if ttl < 0 then
   ttl = tonumber(ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
-local extra = ''
-if KEYS[2] then
-  extra = redis.call('GET', KEYS[2]) or ''
-end
-return {count, ttl, extra}
+return {count, ttl}
 """
 
-# KEYS[1]: the per-IP window; KEYS[2]: the credentials epoch; KEYS[3]: the per-key window.
-# ARGV[1]: the window length in milliseconds; ARGV[2]: the per-IP limit; ARGV[3]: the epoch
-# the caller's cached key was read under ('' for none). The per-key window is counted only
-# when the per-IP one let the request through and the epoch has not moved; then the reply
-# is {ip count, ip ms left, epoch, key count, key ms left}, else the last two are -1.
+# KEYS[1]: the per-IP window; KEYS[2]: the per-key window. ARGV[1]: the window length in
+# milliseconds; ARGV[2]: the per-IP limit. The per-key window is counted only when the
+# per-IP one let the request through; then the reply is {ip count, ip ms left, key count,
+# key ms left}, else the last two are -1.
 ADDRESS_AND_KEY_SCRIPT = """
 local function hit(key)
   local count = redis.call('INCR', key)
@@ -90,15 +85,12 @@ local function hit(key)
   return count, ttl
 end
 local ip_count, ip_ttl = hit(KEYS[1])
-local epoch = redis.call('GET', KEYS[2]) or ''
-if ip_count > tonumber(ARGV[2]) or epoch ~= ARGV[3] then
-  return {ip_count, ip_ttl, epoch, -1, -1}
+if ip_count > tonumber(ARGV[2]) then
+  return {ip_count, ip_ttl, -1, -1}
 end
-local key_count, key_ttl = hit(KEYS[3])
-return {ip_count, ip_ttl, epoch, key_count, key_ttl}
+local key_count, key_ttl = hit(KEYS[2])
+return {ip_count, ip_ttl, key_count, key_ttl}
 """
-_WINDOW = Script.of(WINDOW_SCRIPT)
-_ADDRESS_AND_KEY = Script.of(ADDRESS_AND_KEY_SCRIPT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,15 +120,9 @@ class Window:
 
 @dataclass(frozen=True, slots=True)
 class AddressCheck:
-    """The per-IP verdict, and the credentials epoch read in the same round trip.
-
-    `credentials_epoch` is what Redis holds under the epoch key (bytes or None),
-    `EPOCH_UNREADABLE` when Redis failed, `EPOCH_NOT_READ` without Redis (the key
-    cache then reads its stamp file itself).
-    """
+    """The per-IP verdict (True also when the window could not be read)."""
 
     allowed: bool
-    credentials_epoch: object
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +130,7 @@ class AddressAndKey:
     """Both windows of an authenticated request in one round trip (`ADDRESS_AND_KEY_SCRIPT`).
 
     `key` is the per-key window when it was counted: the per-IP window let the request
-    through and the epoch was the expected one. None otherwise (nothing was counted for
-    the key), and when Redis failed.
+    through. None otherwise (nothing was counted for the key), and when Redis failed.
     """
 
     address: AddressCheck
@@ -168,16 +153,16 @@ class AddressGate:
         self.result: AddressCheck | None = None
 
     async def decide(self) -> AddressCheck:
-        """Count the per-IP window (once) and read the credentials epoch with it."""
+        """Count the per-IP window (once)."""
         if self.result is None:
             self.result = await self._limits.hit_ip(self.address)
         return self.result
 
-    async def decide_with_key(self, key_id: str, expected_epoch: bytes | None) -> AddressAndKey:
-        """Count the per-IP window, and the key's if the epoch is still `expected_epoch`."""
+    async def decide_with_key(self, key_id: str) -> AddressAndKey:
+        """Count the per-IP window, and the key's if the per-IP one let the request through."""
         if self.result is not None:
             raise RuntimeError("the per-IP window of this request was counted already")
-        outcome = await self._limits.hit_address_and_key(self.address, key_id, expected_epoch)
+        outcome = await self._limits.hit_address_and_key(self.address, key_id)
         self.result = outcome.address
         return outcome
 
@@ -187,8 +172,9 @@ ADDRESS_GATE = "address_gate"
 
 
 def window_key(namespace: str, identifier: str, limit: int) -> str:
-    """The Redis key of a one-minute window, named as the `limits` library names it."""
-    return f"{KEY_PREFIX}{namespace}/{identifier}/{limit}/1/minute"
+    """The Redis key of a one-minute window, named as the `limits` library names it, with
+    the hash tag after the prefix."""
+    return f"{KEY_PREFIX}{HASH_TAG}{namespace}/{identifier}/{limit}/1/minute"
 
 
 class MemoryWindows:
@@ -226,48 +212,31 @@ class RedisWindows:
     """Windows in Redis, one EVALSHA per hit (see the module docstring)."""
 
     def __init__(self, url: str) -> None:
-        import coredis
-
-        url = url.removeprefix("async+")
-        self.client: Any = coredis.Redis.from_url(url)
-        # The hits themselves go over plain connections (limits/redis_script.py); coredis
-        # keeps the rest (clearing windows, readiness) and URLs that client does not handle.
-        self._fast = ScriptClient(url) if ScriptClient.supports(url) else None
-        self._scripts: dict[Script, Any] = {}
+        self.client: Any = redis_client(url)
+        # redis-py's scripts: EVALSHA, and EVAL again when the server answers NOSCRIPT.
+        self._window = self.client.register_script(WINDOW_SCRIPT)
+        self._address_and_key = self.client.register_script(ADDRESS_AND_KEY_SCRIPT)
         self._window_ms = WINDOW_SECONDS * 1000
 
-    async def _run(self, script: Script, keys: list[str], args: list[int | str | bytes]) -> Any:
-        if self._fast is not None:
-            return await self._fast.run(script, keys, args)
-        registered = self._scripts.get(script)
-        if registered is None:
-            registered = self._scripts[script] = self.client.register_script(script.text)
-        return await registered(keys, args)
+    async def hit(self, key: str) -> tuple[int, int]:
+        """Count one hit of `key`: (count, remaining ms)."""
+        count, ttl_ms = await self._window(keys=[key], args=[self._window_ms])
+        return int(count), int(ttl_ms)
 
-    async def hit(self, key: str, read_also: str | None = None) -> tuple[int, int, bytes]:
-        """Count one hit of `key`: (count, remaining ms, value of `read_also` or b"")."""
-        keys = [key] if read_also is None else [key, read_also]
-        count, ttl_ms, extra = await self._run(_WINDOW, keys, [self._window_ms])
-        return int(count), int(ttl_ms), extra
-
-    async def hit_both(
-        self, ip_key: str, ip_limit: int, key_key: str, expected_epoch: bytes | None
-    ) -> tuple[int, bytes, int, int]:
-        """`ADDRESS_AND_KEY_SCRIPT`: (ip count, epoch or b"", key count, key ms left)."""
-        keys = [ip_key, REDIS_EPOCH_KEY, key_key]
-        args: list[int | str | bytes] = [self._window_ms, ip_limit, expected_epoch or b""]
-        ip_count, _, epoch, key_count, key_ms = await self._run(_ADDRESS_AND_KEY, keys, args)
-        return int(ip_count), epoch, int(key_count), int(key_ms)
+    async def hit_both(self, ip_key: str, ip_limit: int, key_key: str) -> tuple[int, int, int]:
+        """`ADDRESS_AND_KEY_SCRIPT`: (ip count, key count, key ms left)."""
+        ip_count, _, key_count, key_ms = await self._address_and_key(
+            keys=[ip_key, key_key], args=[self._window_ms, ip_limit]
+        )
+        return int(ip_count), int(key_count), int(key_ms)
 
     async def clear(self) -> None:
         keys = [k async for k in self.client.scan_iter(match=KEY_PREFIX + "*")]
         if keys:
-            await self.client.delete(keys)
+            await self.client.delete(*keys)
 
     async def close(self) -> None:
-        if self._fast is not None:
-            await self._fast.close()
-        self.client.connection_pool.disconnect()
+        await close_client(self.client)
 
 
 class RateLimits:
@@ -285,39 +254,32 @@ class RateLimits:
         """Whether the source address may go on
         (docs/reference/tenant-api.md §4.5, before authentication).
 
-        With Redis the same round trip reads the credentials epoch. When the
-        storage cannot be reached the request goes on, and the epoch is unreadable.
+        When the storage cannot be reached the request goes on.
         """
         if self.redis is None:
             count, _ = self._ip_windows.hit(address)
-            return AddressCheck(count <= self.per_ip_limit, EPOCH_NOT_READ)
+            return AddressCheck(count <= self.per_ip_limit)
         try:
-            count, _, epoch = await self.redis.hit(
-                window_key("ip", address, self.per_ip_limit), REDIS_EPOCH_KEY
-            )
+            count, _ = await self.redis.hit(window_key("ip", address, self.per_ip_limit))
         except Exception:
             self._storage_failed()
-            return AddressCheck(True, EPOCH_UNREADABLE)
-        # The script answers b"" for a missing epoch; a plain GET answers None.
-        return AddressCheck(count <= self.per_ip_limit, epoch or None)
+            return AddressCheck(True)
+        return AddressCheck(count <= self.per_ip_limit)
 
-    async def hit_address_and_key(
-        self, address: str, key_id: str, expected_epoch: bytes | None
-    ) -> AddressAndKey:
+    async def hit_address_and_key(self, address: str, key_id: str) -> AddressAndKey:
         """Both windows in one round trip (Redis only; see the module docstring)."""
         if self.redis is None:
             raise RuntimeError("both windows at once is for Redis windows")
         try:
-            ip_count, epoch, key_count, key_ms = await self.redis.hit_both(
+            ip_count, key_count, key_ms = await self.redis.hit_both(
                 window_key("ip", address, self.per_ip_limit),
                 self.per_ip_limit,
                 window_key("key", key_id, self.per_key_limit),
-                expected_epoch,
             )
         except Exception:
             self._storage_failed()
-            return AddressAndKey(AddressCheck(True, EPOCH_UNREADABLE), None)
-        address_check = AddressCheck(ip_count <= self.per_ip_limit, epoch or None)
+            return AddressAndKey(AddressCheck(True), None)
+        address_check = AddressCheck(ip_count <= self.per_ip_limit)
         if key_count < 0:
             return AddressAndKey(address_check, None)
         return AddressAndKey(address_check, self._window(key_count, key_ms, self.per_key_limit))
@@ -342,7 +304,7 @@ class RateLimits:
             count, ms_left = windows.hit(identifier)
         else:
             try:
-                count, ms_left, _ = await self.redis.hit(window_key(namespace, identifier, limit))
+                count, ms_left = await self.redis.hit(window_key(namespace, identifier, limit))
             except Exception:
                 self._storage_failed()
                 return None

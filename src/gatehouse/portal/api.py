@@ -35,6 +35,7 @@ from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep
 from gatehouse.web.errors import request_id_of
 from gatehouse.web.responses import json_response
+from gatehouse.web.text import read_form
 
 
 class _NoStoreRoute(APIRoute):
@@ -148,7 +149,7 @@ async def upload_document(request: Request, user: PortalUser, runtime: RuntimeDe
             "Send multipart/form-data with type and file.", "body", "expected multipart/form-data"
         )
     try:
-        form = await request.form(max_files=1, max_fields=10)
+        form = await read_form(request, max_files=1, max_fields=10)
     except Exception:
         raise GatehouseError(
             INVALID_ARGUMENT,

@@ -50,6 +50,7 @@ from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.errors import request_id_of
 from gatehouse.web.rendering import see_other
+from gatehouse.web.text import read_form
 
 router = APIRouter(include_in_schema=False)
 
@@ -109,7 +110,7 @@ async def _posted(
             extra = refused(_too_large(), FormData()) if refused is not None else {}
             extra.setdefault("problem", gettext_for(request)(texts.FILE_TOO_LARGE))
             return await render_page(request, user, page, status_code=413, **extra)
-    form = await request.form(max_files=1, max_fields=300)
+    form = await read_form(request, max_files=1, max_fields=300)
     if not _csrf_ok(form, user):
         return _csrf_refused(request)
     return user, form

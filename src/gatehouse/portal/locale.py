@@ -19,9 +19,10 @@ from starlette.responses import Response
 from gatehouse.accounts.branding import Branding
 from gatehouse.portal.texts import BADGE_WORDS
 from gatehouse.web.auth import runtime_of
-from gatehouse.web.browser import check_origin, set_session_cookie
+from gatehouse.web.browser import check_origin, read_cookie, set_session_cookie
 from gatehouse.web.i18n import LANGUAGES, Language, language_of, templates_for, translations
 from gatehouse.web.rendering import PAGE_HEADERS, see_other
+from gatehouse.web.text import read_form
 
 router = APIRouter(include_in_schema=False)
 
@@ -35,7 +36,8 @@ def language_for(request: Request) -> Language:
     if isinstance(cached, Language):
         return cached
     chosen = language_of(
-        request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language")
+        read_cookie(request, runtime_of(request).settings, LANGUAGE_COOKIE),
+        request.headers.get("accept-language"),
     )
     request.state.language = chosen
     return chosen
@@ -103,7 +105,7 @@ async def choose_language(request: Request) -> Response:
     """The picker: remember the language in a cookie and show the page again."""
     runtime = runtime_of(request)
     check_origin(request, runtime.settings)
-    form = await request.form(max_files=0, max_fields=5)
+    form = await read_form(request, max_files=0, max_fields=5)
     code = form.get("lang")
     back = form.get("next")
     if not back:

@@ -16,7 +16,12 @@ from starlette.responses import Response
 from gatehouse.applicants.sessions import PortalContext, context_for_token
 from gatehouse.runtime import Runtime
 from gatehouse.web.auth import runtime_of
-from gatehouse.web.browser import check_origin, clear_session_cookie, set_session_cookie
+from gatehouse.web.browser import (
+    check_origin,
+    clear_session_cookie,
+    read_cookie,
+    set_session_cookie,
+)
 
 SESSION_COOKIE = "gatehouse_session"
 COOKIE_PATH = "/portal"
@@ -27,7 +32,9 @@ async def portal_user(request: Request) -> PortalContext:
     runtime = runtime_of(request)
     check_origin(request, runtime.settings)
     async with runtime.db.read() as session:
-        context = await context_for_token(session, runtime, request.cookies.get(SESSION_COOKIE))
+        context = await context_for_token(
+            session, runtime, read_cookie(request, runtime.settings, SESSION_COOKIE)
+        )
     request.state.portal = context
     return context
 

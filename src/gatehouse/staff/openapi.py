@@ -4,7 +4,14 @@ query parameters, errors and examples, one module per area."""
 
 from __future__ import annotations
 
-from gatehouse.staff import openapi_cases, openapi_identity, openapi_tenants, openapi_verification
+from gatehouse.staff import (
+    openapi_cases,
+    openapi_identity,
+    openapi_insights,
+    openapi_realignment,
+    openapi_tenants,
+    openapi_verification,
+)
 from gatehouse.web.openapi import OperationTable
 
 OPERATIONS: OperationTable = {
@@ -12,4 +19,6 @@ OPERATIONS: OperationTable = {
     **openapi_tenants.OPERATIONS,
     **openapi_cases.OPERATIONS,
     **openapi_verification.OPERATIONS,
+    **openapi_realignment.OPERATIONS,
+    **openapi_insights.OPERATIONS,
 }

@@ -9,7 +9,9 @@ from gatehouse.staff.branding import router as branding_router
 from gatehouse.staff.cases import router as cases_router
 from gatehouse.staff.documents import router as documents_router
 from gatehouse.staff.identity import router as identity_router
+from gatehouse.staff.insights import router as insights_router
 from gatehouse.staff.intakes import router as intakes_router
+from gatehouse.staff.realignment import router as realignment_router
 from gatehouse.staff.verification import router as verification_router
 from gatehouse.staff.webhooks import router as webhooks_router
 
@@ -20,6 +22,8 @@ for sub in (
     identity_router,
     intakes_router,
     cases_router,
+    realignment_router,
+    insights_router,
     documents_router,
     webhooks_router,
     verification_router,

@@ -6,10 +6,15 @@ then writes can never fail with "database is locked" (docs/platform.md).
 Reads use a second engine whose transactions stay deferred, so readers never
 queue behind the write lock. Single-statement reads (`fetch_all`) skip
 aiosqlite and run on a synchronous engine in one worker-thread call
-(storage/sqlite_reads.py); `transaction()` skips it too and runs in the event
-loop's thread (storage/sqlite_writer.py). One write transaction runs at a time
-in a process, whichever of the two it uses. The database file and its -wal and -shm files are
-readable by their owner only (mode 0600, `protect_sqlite_file`).
+(storage/sqlite_reads.py). Both write paths (`write()`, `transaction()`) share
+the write engine's one connection, so one write transaction runs at a time in a
+process. The database file and its -wal and -shm files are readable by their
+owner only (mode 0600, `protect_sqlite_file`).
+
+PostgreSQL: `transaction()` runs on a connection in autocommit and holds the
+transaction itself, through the driver's public transaction API
+(storage/tx_statements.py), so that a statement that is whole by itself can run
+before any BEGIN.
 
 Every engine hides statement parameters (`hide_parameters`): errors and logs
 show the SQL, never the values in it (docs/platform.md, "Operations").
@@ -17,7 +22,6 @@ show the SQL, never the values in it (docs/platform.md, "Operations").
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -37,14 +41,9 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.base import Executable
 
-from gatehouse.storage.prepared import (
-    PostgresRunner,
-    PreparedRead,
-    SqliteRunner,
-    postgres_connect_args,
-)
+from gatehouse.storage.prepared import PostgresRunner, PreparedRead, SqliteRunner
 from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
-from gatehouse.storage.sqlite_writer import WriterThread, inline_write_engine
+from gatehouse.storage.tx_statements import driver_transaction
 
 log = logging.getLogger("gatehouse.storage")
 
@@ -52,7 +51,7 @@ READ_POOL_SIZE = 8
 READ_MAX_OVERFLOW = 8
 POSTGRES_POOL_SIZE = 24
 POSTGRES_MAX_OVERFLOW = 16
-# How long a SQLite write waits for the one before it (the write pool's timeout before).
+# How long a SQLite write waits for the one before it (the write pool's one connection).
 SQLITE_WRITE_WAIT_SECONDS = 60
 
 
@@ -119,31 +118,6 @@ def _sqlite_pragmas(engine: AsyncEngine, *, immediate: bool) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-class WriteTurns:
-    """One SQLite write transaction at a time in this process, across both write engines.
-
-    A lock per event loop (tests run several loops over one `Database`).
-    """
-
-    def __init__(self) -> None:
-        self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
-
-    @asynccontextmanager
-    async def turn(self) -> AsyncIterator[None]:
-        loop = asyncio.get_running_loop()
-        lock = self._locks.get(loop)
-        if lock is None:
-            for other in [known for known in self._locks if known.is_closed()]:
-                del self._locks[other]
-            lock = self._locks[loop] = asyncio.Lock()
-        async with asyncio.timeout(SQLITE_WRITE_WAIT_SECONDS):
-            await lock.acquire()
-        try:
-            yield
-        finally:
-            lock.release()
-
-
 class Database:
     """The two session factories every service uses: `read()` and `write()`,
     and `fetch_all()` for reads that are a single statement."""
@@ -153,9 +127,6 @@ class Database:
         self.dialect = make_url(self.url).get_backend_name()
         self.is_sqlite = self.dialect == "sqlite"
         self._sqlite_reader: SqliteReader | None = None
-        self._inline: AsyncEngine | None = None
-        self._writer: WriterThread | None = None
-        self._turns: WriteTurns | None = None
         if self.is_sqlite:
             _refuse_in_memory(self.url)
             protect_sqlite_file(self.url)
@@ -165,7 +136,7 @@ class Database:
                 hide_parameters=True,
                 pool_size=1,
                 max_overflow=0,
-                pool_timeout=60,
+                pool_timeout=SQLITE_WRITE_WAIT_SECONDS,
             )
             self.read_engine = create_async_engine(
                 self.url,
@@ -175,8 +146,6 @@ class Database:
                 max_overflow=READ_MAX_OVERFLOW,
             )
             _sqlite_pragmas(self.write_engine, immediate=True)
-            self._inline, self._writer = inline_write_engine(self.url, echo=echo)
-            self._turns = WriteTurns()
             _sqlite_pragmas(self.read_engine, immediate=False)
             self._sqlite_reader = SqliteReader(
                 self.url, echo=echo, pool_size=READ_POOL_SIZE, max_overflow=READ_MAX_OVERFLOW
@@ -200,39 +169,40 @@ class Database:
             # reads in a transaction only adds BEGIN and COMMIT round trips: reads run
             # in autocommit on the same pool (bench/RESULTS.md).
             self.read_engine = self.write_engine.execution_options(isolation_level="AUTOCOMMIT")
-            self._prepared = PostgresRunner(
-                postgres_connect_args(self.write_engine.dialect, self.url)
-            )
+            # Prepared reads run on this pool's connections too (one pool owner).
+            self._prepared = PostgresRunner(self.read_engine)
         self._write = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = async_sessionmaker(self.read_engine, expire_on_commit=False)
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One write transaction: commits on success, rolls back on any exception."""
-        if self._turns is None:
-            async with self._write() as session, session.begin():
-                yield session
-            return
-        async with self._turns.turn(), self._write() as session, session.begin():
+        async with self._write() as session, session.begin():
             yield session
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+    async def transaction(self, *, lazy: bool = False) -> AsyncIterator[AsyncConnection]:
         """One write transaction on a plain connection, for hot paths without ORM work.
 
         The same guarantees as `write()` (BEGIN IMMEDIATE on SQLite; commit on
         success, rollback on any exception) without a session's bookkeeping.
-        Changes made here are not seen by the API-key cache's session hooks, so
-        credentials (api_keys, tenants) are changed through `write()` only.
+        Statements compiled once (storage/tx_statements.py, `run_in`) run here on
+        the driver itself.
 
-        On SQLite the statements run in the event loop's thread (storage/sqlite_writer.py):
-        for short transactions of a few statements, not for bulk work.
+        `lazy` (PostgreSQL): the BEGIN waits for the first `run_in` statement that is
+        not `alone`; until then statements run each on its own (autocommit). For a
+        caller whose first statements are `run_in` ones; plain `execute` before any
+        of them would run outside the transaction. SQLite's transaction always
+        begins at once (BEGIN IMMEDIATE).
         """
-        if self._inline is None or self._turns is None:
+        if self.is_sqlite:
             async with self.write_engine.begin() as connection:
                 yield connection
             return
-        async with self._turns.turn(), self._inline.begin() as connection:
+        async with (
+            self.read_engine.connect() as connection,
+            driver_transaction(connection, lazy=lazy),
+        ):
             yield connection
 
     @asynccontextmanager
@@ -275,15 +245,11 @@ class Database:
         return self.read_engine.sync_engine
 
     async def dispose(self) -> None:
-        if isinstance(self._prepared, PostgresRunner):
-            await self._prepared.close()
-        else:
+        if isinstance(self._prepared, SqliteRunner):
             self._prepared.close()
+        else:
+            await self._prepared.close()
         await self.write_engine.dispose()
-        if self._inline is not None:
-            await self._inline.dispose()
-        if self._writer is not None:
-            await asyncio.to_thread(self._writer.close)
         if self.is_sqlite:
             await self.read_engine.dispose()
         if self._sqlite_reader is not None:

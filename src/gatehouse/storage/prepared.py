@@ -11,8 +11,10 @@ its SQL for each dialect, the types' bind and result processing) and runs the SQ
   in autocommit on a WAL database is its own snapshot and waits on no lock; in the rare
   cases where SQLite answers "busy" (recovery of the WAL index), the read is made again
   in a worker thread with the usual busy timeout;
-- on PostgreSQL, on a few asyncpg connections of its own (its statement cache prepares
-  each statement once per connection), in autocommit like every single-statement read.
+- on PostgreSQL, on the asyncpg connection of a connection from the database's one pool
+  (SQLAlchemy's, in autocommit like every single-statement read), reached through its
+  public `get_raw_connection()`; asyncpg's statement cache prepares each statement once
+  per connection.
 
 Rows come back as named tuples whose fields are the statement's column names, with the
 values SQLAlchemy would have given (its own result processors run on them), so callers
@@ -23,6 +25,7 @@ are accepted: their values need no connection-level set-up (no JSON codecs).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 from collections import namedtuple
@@ -33,6 +36,7 @@ from typing import Any
 
 from sqlalchemy import Boolean, DateTime, Integer, String, Text
 from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import Select
 from sqlalchemy.types import TypeDecorator
 
@@ -41,7 +45,8 @@ from gatehouse.storage.sqlite_reads import register_functions
 
 # A read that finds the database busy is made again in a thread, waiting this long at most.
 BUSY_TIMEOUT_MS = 30_000
-POSTGRES_POOL_SIZE = 8
+# Connections prepared reads keep borrowed from SQLAlchemy's pool between reads.
+KEEP = 8
 PLAIN_TYPES: tuple[type, ...] = (String, Text, Integer, Boolean, DateTime)
 
 Processor = Callable[[Any], Any]
@@ -258,70 +263,60 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
 
 
 class PostgresRunner:
-    """Runs compiled SELECTs on asyncpg connections of its own (a few per event loop).
+    """Runs compiled SELECTs on connections borrowed from SQLAlchemy's pool (autocommit).
 
-    A connection carries one statement at a time and is kept for the next; asyncpg's
-    statement cache prepares each statement once per connection. After an error the
-    server answered, a connection is kept (autocommit: nothing is left open); after any
-    other failure (a broken connection, a cancelled read) it is closed.
+    One pool owns every connection of the process: its size, its `max_connections` share
+    and its failover handling are SQLAlchemy's (storage/db.py). Checking a connection out
+    and in for each read costs about 90 us of CPU, several times the read itself, so up
+    to `KEEP` connections stay borrowed between reads, each carrying one read at a time
+    (asyncpg's statement cache prepares each statement once per connection). After an
+    error the server answered, a connection is kept (autocommit: nothing is left open);
+    after any other failure (a broken connection, a cancelled read) SQLAlchemy is told to
+    throw it away (`invalidate`), and its pool opens a new one when needed.
     """
 
-    def __init__(self, connect_args: Mapping[str, Any]) -> None:
-        self._connect_args = dict(connect_args)
-        self._idle: list[Any] = []
-        self._slots: asyncio.Semaphore | None = None
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._idle: list[tuple[AsyncConnection, Any]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _slots_of_this_loop(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._loop is not loop:
-            # Connections belong to the loop that opened them (tests run several loops).
-            for connection in self._idle:
-                connection.terminate()
-            self._idle, self._loop = [], loop
-            self._slots = asyncio.Semaphore(POSTGRES_POOL_SIZE)
-        return self._slots
 
     async def fetch(self, compiled: Compiled, values: list[Any]) -> list[Any]:
         import asyncpg
 
-        async with self._slots_of_this_loop():
-            if self._idle:
-                connection = self._idle.pop()
-            else:
-                connection = await asyncpg.connect(**self._connect_args)
-            try:
-                rows: list[Any] = await connection.fetch(compiled.sql, *values)
-            except asyncpg.PostgresError:
-                self._idle.append(connection)
-                raise
-            except BaseException:
-                connection.terminate()
-                raise
-            self._idle.append(connection)
-            return rows
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            # Connections belong to the loop that opened them (tests run several loops):
+            # those of a finished loop are left to the pool's garbage collection.
+            self._idle, self._loop = [], loop
+        if self._idle:
+            connection, driver = self._idle.pop()
+        else:
+            connection = await self._engine.connect()
+            driver = (await connection.get_raw_connection()).driver_connection
+        try:
+            rows: list[Any] = await driver.fetch(compiled.sql, *values)
+        except asyncpg.PostgresError:
+            await self._give_back(connection, driver)
+            raise
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await connection.invalidate()
+                await connection.close()
+            raise
+        await self._give_back(connection, driver)
+        return rows
+
+    async def _give_back(self, connection: AsyncConnection, driver: Any) -> None:
+        if len(self._idle) < KEEP:
+            self._idle.append((connection, driver))
+        else:
+            await connection.close()
 
     async def close(self) -> None:
+        """Return the borrowed connections to the pool (before it is disposed)."""
         idle, self._idle = self._idle, []
-        same_loop = self._loop is asyncio.get_running_loop()
-        for connection in idle:
-            if same_loop:
+        if self._loop is not asyncio.get_running_loop():
+            return
+        for connection, _ in idle:
+            with contextlib.suppress(Exception):
                 await connection.close()
-            else:
-                connection.terminate()
-
-
-# Arguments the dialect takes for itself before it calls `asyncpg.connect`.
-_SQLALCHEMY_ONLY = (
-    "async_creator_fn",
-    "prepared_statement_cache_size",
-    "prepared_statement_name_func",
-)
-
-
-def postgres_connect_args(dialect: Dialect, url: str) -> dict[str, Any]:
-    """What SQLAlchemy's asyncpg dialect would hand `asyncpg.connect` for `url`."""
-    _, params = dialect.create_connect_args(make_url(url))
-    for name in _SQLALCHEMY_ONLY:
-        params.pop(name, None)
-    return dict(params)

@@ -16,6 +16,7 @@ from sqlalchemy import Column, Table, case, func, literal_column, select, update
 from gatehouse.crypto import Crypto, UndecryptableError
 from gatehouse.storage.db import Database
 from gatehouse.storage.tables.applications import Application, LoginLink, PortalSession
+from gatehouse.storage.tables.console import ConsoleLink, ConsoleSession
 from gatehouse.storage.tables.core import ApiKey, IdempotencyRecord
 from gatehouse.storage.tables.dashboard import DashboardSession
 from gatehouse.storage.tables.documents_custody import DocumentCustody
@@ -55,6 +56,7 @@ SEALED_COLUMNS: list[SealedColumn] = [
     _column(StaffCredential, "totp_secret_encrypted", key="staff_id"),
     _column(StaffSignInFlow, "payload_encrypted"),
     _column(DocumentCustody, "data_key_encrypted", key="document_id"),
+    _column(ConsoleSession, "flash_encrypted"),
 ]
 
 
@@ -137,6 +139,8 @@ DIGEST_COLUMNS: list[DigestColumn] = [
     _digests(DashboardSession, "token_hash"),
     _digests(LoginLink, "token_hash"),
     _digests(PortalSession, "token_hash"),
+    _digests(ConsoleLink, "token_hash"),
+    _digests(ConsoleSession, "token_hash"),
     _digests(Application, "identity", prefix="erased:"),
 ]
 

@@ -6,14 +6,16 @@ bookkeeping on top. For the provisioning transaction that came to about 70 % of 
 statements' CPU (bench/RESULTS.md). A `TxStatement` keeps SQLAlchemy for the statement,
 its SQL for each dialect and the types' bind and result processing (so values go in and
 come out as SQLAlchemy would give them), and runs the SQL itself, inside the transaction
-of the `AsyncConnection` it is given, beside that connection's ordinary statements:
+of the `AsyncConnection` it is given, beside that connection's ordinary statements. The
+driver connection is reached through SQLAlchemy's public `get_raw_connection()`:
 
-- on SQLite, on `Database.transaction()`'s pysqlite connection, in the event loop's
-  thread (storage/sqlite_writer.py);
-- on PostgreSQL, on the connection's asyncpg connection, in the transaction SQLAlchemy
-  opened on it (opened now if no statement has run yet).
+- on SQLite, `Database.transaction()`'s aiosqlite connection: one hop to the driver's
+  thread per statement (`execute_fetchall`), instead of one per cursor step;
+- on PostgreSQL, `Database.transaction()`'s asyncpg connection, which SQLAlchemy holds in
+  autocommit while `driver_transaction` holds the transaction through asyncpg's public
+  `Connection.transaction()` (begun now, or at the first statement that is not `alone`).
 
-Any other connection (aiosqlite, for instance) runs the statement through SQLAlchemy,
+Any other connection (a session's, for instance) runs the statement through SQLAlchemy,
 with the same rows back. Rows are named tuples whose fields are the statement's columns
 (`exported_columns`: a SELECT's, or an INSERT's or UPDATE's RETURNING).
 
@@ -25,10 +27,10 @@ SQLAlchemy: these statements are for paths whose conflicts are part of the state
 
 from __future__ import annotations
 
-import sqlite3
+import contextlib
 from collections import namedtuple
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -146,6 +148,59 @@ class TxStatement:
         )
 
 
+# Where `driver_transaction` leaves its state, in the connection's `info` (SQLAlchemy's
+# public per-connection dictionary) for as long as the transaction lasts.
+_STATE = "gatehouse_driver_transaction"
+
+
+@dataclass(slots=True)
+class _DriverTransaction:
+    """A PostgreSQL transaction held on asyncpg's own API, begun now or when first needed."""
+
+    driver: Any  # the asyncpg connection
+    transaction: Any = field(default=None)  # asyncpg's Transaction, once begun
+
+    async def begin(self) -> None:
+        if self.transaction is None:
+            transaction = self.driver.transaction()
+            await transaction.start()
+            self.transaction = transaction
+
+
+@contextlib.asynccontextmanager
+async def driver_transaction(connection: AsyncConnection, *, lazy: bool) -> AsyncIterator[None]:
+    """Hold one transaction on `connection` (in autocommit for SQLAlchemy) through asyncpg.
+
+    Commits on success, rolls back on any exception. Should the rollback itself fail (a
+    broken connection, a cancellation), the connection is invalidated, so that it never
+    goes back to the pool with a transaction open.
+    """
+    raw = await connection.get_raw_connection()
+    state = _DriverTransaction(raw.driver_connection)
+    info = connection.info
+    info[_STATE] = state
+    try:
+        if not lazy:
+            await state.begin()
+        yield
+    except BaseException:
+        info.pop(_STATE, None)
+        if state.transaction is not None:
+            try:
+                await state.transaction.rollback()
+            except BaseException:
+                await connection.invalidate()
+                raise
+        raise
+    info.pop(_STATE, None)
+    if state.transaction is not None:
+        try:
+            await state.transaction.commit()
+        except BaseException:
+            await connection.invalidate()
+            raise
+
+
 async def run_in(
     connection: AsyncConnection,
     statement: TxStatement,
@@ -155,29 +210,25 @@ async def run_in(
 ) -> list[Any]:
     """Run `statement` in `connection`'s transaction; its rows (none for plain DML).
 
-    `alone`: on PostgreSQL, when no statement of the transaction has run yet, the
-    statement runs on its own (autocommit) and the transaction stays unopened, saving
-    its BEGIN and COMMIT round trips; for a statement that is whole by itself and whose
-    caller needs nothing else in its transaction. SQLite's transaction is always open
-    (BEGIN IMMEDIATE at `begin()`), so there it runs in the transaction.
+    `alone`: on PostgreSQL, in a lazy `Database.transaction()` that has not begun yet, the
+    statement runs on its own (autocommit) and the transaction stays unopened, saving its
+    BEGIN and COMMIT round trips; for a statement that is whole by itself and whose caller
+    needs nothing else in its transaction. SQLite's transaction is always open (BEGIN
+    IMMEDIATE at `begin()`), so there it runs in the transaction.
     """
-    sync = connection.sync_connection
-    if sync is None:
-        raise RuntimeError("the connection is not open")
-    dialect = sync.dialect
+    dialect = connection.dialect
     compiled = statement.compiled(dialect)
-    proxied = sync.connection
-    driver: Any = proxied.driver_connection
-    if isinstance(driver, sqlite3.Connection) and dialect.is_async:
-        # Database.transaction()'s SQLite connection: in the event loop's thread.
-        raw = driver.execute(compiled.sql, compiled.values(params)).fetchall()
-        return compiled.rows(raw)
-    if dialect.name == "postgresql" and dialect.driver == "asyncpg":
-        adapted: Any = proxied.dbapi_connection
-        if adapted._transaction is None and not alone:
-            await adapted._start_transaction()  # no statement ran yet: SQLAlchemy's BEGIN
-        raw = await driver.fetch(compiled.sql, *compiled.values(params))
-        return compiled.rows(raw)
+    if dialect.name == "postgresql":
+        state: _DriverTransaction | None = connection.info.get(_STATE)
+        if state is not None:
+            if not alone:
+                await state.begin()
+            raw = await state.driver.fetch(compiled.sql, *compiled.values(params))
+            return compiled.rows(raw)
+    elif dialect.driver == "aiosqlite":
+        driver: Any = (await connection.get_raw_connection()).driver_connection
+        raw = await driver.execute_fetchall(compiled.sql, compiled.values(params))
+        return compiled.rows(list(raw))
     result = await connection.execute(statement.statement, dict(params))
     if not result.returns_rows:
         return []

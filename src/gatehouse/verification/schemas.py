@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from typing_extensions import TypedDict
 
-from gatehouse.domain.normalize import normalize_email
+from gatehouse.domain.normalize import InvalidEmail, email_identity
 from gatehouse.domain.verification import CallbackStatus, document_type
 from gatehouse.errors import invalid_argument
 from gatehouse.timeutil import parse_ts
@@ -81,11 +81,10 @@ def parse_expiry(value: str) -> datetime:
 
 def customer_input(body: CustomerCreate) -> CustomerInput:
     """Check the fields of a new customer; 400 invalid-argument naming the field."""
-    email = normalize_email(body.email)
-    if email is None:
-        raise invalid_argument(
-            "email must contain @ and be at most 320 characters.", "email", "invalid email"
-        )
+    try:
+        email = email_identity(body.email)
+    except InvalidEmail as exc:
+        raise invalid_argument(f"email {exc}.", "email", str(exc)) from None
     phone = body.phone.strip()
     if not phone or len(phone) > MAX_PHONE:
         raise invalid_argument(

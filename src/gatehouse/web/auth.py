@@ -29,12 +29,7 @@ from gatehouse.errors import (
     GatehouseError,
     permission_denied,
 )
-from gatehouse.limits.credentials import (
-    EPOCH_NOT_READ,
-    EPOCH_STATE,
-    CredentialCache,
-    credential_cache,
-)
+from gatehouse.limits.credentials import CachedKey, credential_cache
 from gatehouse.limits.ratelimit import ADDRESS_GATE, AddressGate, Window
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import ApiKey, StaffMember, Tenant
@@ -105,21 +100,18 @@ async def authenticate_tenant(request: Request, *, count_key: bool = False) -> T
     cache = credential_cache(runtime)
     state: dict[str, Any] = request.scope.setdefault("state", {})
     gate: AddressGate | None = state.get(ADDRESS_GATE)
-    if gate is None:
-        # Windows in memory: the edge counted the per-IP window (EPOCH_NOT_READ).
-        prefetched = state.get(EPOCH_STATE, EPOCH_NOT_READ)
-    else:
-        if gate.result is None and count_key:
-            fast = await _both_windows_at_once(request, gate, cache, key_id, secret)
+    # Windows in memory: the edge counted the per-IP window already.
+    generation = await cache.epoch()
+    cached = cache.get(key_id) if generation is not None else None
+    if gate is not None:
+        if gate.result is None and count_key and cached is not None:
+            fast = await _both_windows_at_once(request, gate, cached, key_id, secret)
             if fast is not None:
                 return fast
-        # The per-IP window with the credentials epoch, before any lookup (limits/ratelimit.py).
+        # The per-IP window, before any lookup (limits/ratelimit.py).
         check = await gate.decide()
         if not check.allowed:
             raise _address_refused()
-        prefetched = check.credentials_epoch
-    generation = await cache.epoch(prefetched)
-    cached = cache.get(key_id) if generation is not None else None
     if cached is not None:
         if not runtime.crypto.verify_secret(secret, cached.secret_hash):
             raise GatehouseError(UNAUTHORIZED, "Invalid API key.")
@@ -145,22 +137,20 @@ async def authenticate_tenant(request: Request, *, count_key: bool = False) -> T
 
 
 async def _both_windows_at_once(
-    request: Request, gate: AddressGate, cache: CredentialCache, key_id: str, secret: str
+    request: Request, gate: AddressGate, cached: CachedKey, key_id: str, secret: str
 ) -> TenantPrincipal | None:
     """With Redis, a cached key whose secret verifies: both windows in one round trip.
 
     The script counts the key's window only when the per-IP window let the request
-    through and the credentials epoch is still the one the cached key was read under, so
-    the key is authenticated exactly as by the general path after the epoch read
-    (limits/ratelimit.py). None when the general path must decide: the key is not
-    cached, the secret does not verify against it, the epoch moved (the cache has been
-    emptied) or Redis failed (the per-IP verdict is then made, as for any failure).
+    through (limits/ratelimit.py); the cached key was checked against the credentials
+    epoch just before. None when the general path must decide: the secret does not
+    verify against the cached key, or Redis failed (the per-IP verdict is then made, as
+    for any failure).
     """
-    cached = cache.get(key_id)
     runtime = runtime_of(request)
-    if cached is None or not runtime.crypto.verify_secret(secret, cached.secret_hash):
+    if not runtime.crypto.verify_secret(secret, cached.secret_hash):
         return None
-    outcome = await gate.decide_with_key(key_id, cache.redis_epoch_seen)
+    outcome = await gate.decide_with_key(key_id)
     if not outcome.address.allowed:
         raise _address_refused()
     if outcome.key is None:

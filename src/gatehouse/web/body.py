@@ -27,7 +27,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {}
 
 
 def decode_json(raw: bytes) -> Any:
-    """The decoded document, once every key and string passes the text rule.
+    """The decoded document, once every key and string passes the text rule, with its
+    single-line values trimmed (`web/text.py`).
 
     A document orjson refuses because it carries a control character or a lone
     surrogate (`"\\ud800"`) is decoded again leniently, only to name the field at
@@ -43,7 +44,7 @@ def decode_json(raw: bytes) -> Any:
     problem = text.check_json(data)
     if problem is not None:
         raise problem.error()
-    return data
+    return text.trim_json(data)
 
 
 def malformed() -> GatehouseError:

@@ -77,6 +77,26 @@ def cookie_is_secure(settings: Settings) -> bool:
     return settings.base_url.lower().startswith("https://")
 
 
+HOST_PREFIX = "__Host-"
+
+
+def cookie_name(settings: Settings, name: str) -> str:
+    """Under https, `__Host-<name>`: the browser then keeps the cookie only if it is Secure,
+    has Path=/ and no Domain, so no other host, subdomain or plain-http page can set or
+    shadow it. Under http (development), `name` as it is (docs/portal-and-dashboard.md)."""
+    return HOST_PREFIX + name if cookie_is_secure(settings) else name
+
+
+def cookie_path(settings: Settings, path: str) -> str:
+    """Under https `/` (the `__Host-` prefix demands it), else `path`."""
+    return "/" if cookie_is_secure(settings) else path
+
+
+def read_cookie(request: Request, settings: Settings, name: str) -> str | None:
+    """The value of the cookie set as `name` (prefixed under https)."""
+    return request.cookies.get(cookie_name(settings, name))
+
+
 def set_session_cookie(
     response: Response,
     settings: Settings,
@@ -88,10 +108,10 @@ def set_session_cookie(
     same_site: str,
 ) -> None:
     response.set_cookie(
-        name,
+        cookie_name(settings, name),
         value,
         max_age=int(lifetime.total_seconds()),
-        path=path,
+        path=cookie_path(settings, path),
         secure=cookie_is_secure(settings),
         httponly=True,
         samesite=same_site,  # type: ignore[arg-type]
@@ -102,8 +122,8 @@ def clear_session_cookie(
     response: Response, settings: Settings, *, name: str, path: str, same_site: str
 ) -> None:
     response.delete_cookie(
-        name,
-        path=path,
+        cookie_name(settings, name),
+        path=cookie_path(settings, path),
         secure=cookie_is_secure(settings),
         httponly=True,
         samesite=same_site,  # type: ignore[arg-type]

@@ -28,7 +28,6 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from gatehouse.domain.principals import ALL_SCOPES
 from gatehouse.web import body
 from gatehouse.web.openapi_components import (
     ERROR_DESCRIPTIONS,
@@ -45,6 +44,7 @@ from gatehouse.web.openapi_components import (
     header_ref,
 )
 from gatehouse.web.openapi_docs import DOCS_ASSETS, assets_directory, docs_asset, docs_page
+from gatehouse.web.openapi_finish import finish
 from gatehouse.web.openapi_webhooks import GATEHOUSE_DELIVERY_HEADERS, Webhook, webhook_item
 
 __all__ = [
@@ -70,9 +70,16 @@ __all__ = [
     "schema_of",
     "status_filter",
     "surface_of",
+    "surface_security",
 ]
 
 METHODS = ("get", "put", "post", "patch", "delete")
+
+# `x-required-scope` of a tenant operation any scope may call.
+ANY_SCOPE = "any"
+
+# Gatehouse's licence (pyproject.toml), as the document states it.
+LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
 
 # What each surface is called in the document, by path prefix.
 TENANT = "tenant"
@@ -203,18 +210,17 @@ def _response_headers(surface: str, status: int, write: bool) -> dict[str, Any]:
     return headers
 
 
-def _security(surface: str, access: str | None) -> list[dict[str, list[str]]]:
-    scopes = [access] if access else []
+def surface_security(surface: str | None, access: str | None = None) -> list[dict[str, list[str]]]:
+    """The security requirement of an operation of `surface`. The scope or role an operation
+    needs is `x-required-scope` / `x-required-role` (linters accept scopes on OAuth schemes
+    only, docs/api-reference.md)."""
     if surface == TENANT:
-        if not access:
-            # Any scope will do: one alternative per scope (docs/reference/tenant-api.md §4.3).
-            return [{"apiKey": [scope]} for scope in ALL_SCOPES]
-        return [{"apiKey": scopes}]
+        return [{"apiKey": []}]
     if surface == STAFF:
-        return [{"staffToken": scopes}]
+        return [{"staffToken": []}]
     if surface == PORTAL:
         return [{"portalSession": []}]
-    if access == "none":
+    if surface is None or access == "none":
         return []
     return [{"verifyClient": []}]
 
@@ -252,8 +258,15 @@ def _apply(
     operation["summary"] = op.summary
     if op.description:
         operation["description"] = op.description
-    operation["security"] = _security(surface, op.access)
+    operation["security"] = surface_security(surface, op.access)
+    if surface == TENANT and not op.access:
+        # Any scope will do (docs/reference/tenant-api.md §4.3).
+        operation["x-required-scope"] = ANY_SCOPE
+        operation["description"] = (
+            operation.get("description", "") + "\n\nAny scope will do."
+        ).strip()
     if op.access and surface in (TENANT, STAFF):
+        operation["x-required-scope" if surface == TENANT else "x-required-role"] = op.access
         needs = "scope" if surface == TENANT else "role (or higher)"
         operation["description"] = (
             operation.get("description", "") + f"\n\nNeeds the `{op.access}` {needs}."
@@ -363,7 +376,7 @@ def build_document(
         paths[document_path(path)] = item
     document: dict[str, Any] = {
         "openapi": "3.1.0",
-        "info": generated["info"],
+        "info": {**generated["info"], "license": LICENSE},
         "servers": [{"url": "/", "description": "This Gatehouse server"}],
         "paths": paths,
         "webhooks": {name: webhook_item(hook, schemas) for name, hook in webhooks.items()},
@@ -372,11 +385,8 @@ def build_document(
             "securitySchemes": SECURITY_SCHEMES,
             "headers": HEADERS,
         },
-        "tags": generated.get("tags", []),
     }
-    if not document["tags"]:
-        document.pop("tags")
-    return document
+    return finish(document, surface_of, surface_security)
 
 
 def schema_of(kind: Any, components: dict[str, Any]) -> dict[str, Any]:

@@ -57,14 +57,14 @@ SECURITY_SCHEMES: dict[str, Any] = {
         "scheme": "bearer",
         "bearerFormat": "service_<keyId>_<secret>",
         "description": "A tenant API key (docs/reference/tenant-api.md §4.2), on /v1 only. "
-        "The operation's security lists the scope it needs.",
+        "The scope an operation needs is its `x-required-scope`.",
     },
     "staffToken": {
         "type": "http",
         "scheme": "bearer",
         "bearerFormat": "staff_<id>_<secret>",
         "description": "A staff member's personal token (docs/reference/staff-api.md §1.2), on "
-        "/staff/v1 only. The operation's security lists the least role it needs.",
+        "/staff/v1 only. The least role an operation needs is its `x-required-role`.",
     },
     "verifyClient": {
         "type": "http",
@@ -77,6 +77,7 @@ SECURITY_SCHEMES: dict[str, Any] = {
         "in": "cookie",
         "name": "gatehouse_session",
         "description": "The applicant's portal session, started by a sign-in link "
+        "(named `__Host-gatehouse_session` when the server's PUBLIC_URL is https) "
         "(docs/reference/portal.md §3). A POST whose `Origin` header is not the server's own "
         "origin (`null` included) is 403 permission-denied (docs/reference/portal.md §6).",
     },

@@ -10,6 +10,13 @@ textarea fields the tenant defines. Everywhere else (paths, query strings, the
 headers the service reads, credentials, object keys, form field names, file
 names and every other value) they are refused too.
 
+Trimming comes first (docs/platform.md, "Text input"): a single-line value loses Unicode
+white space at both ends (a tab or a line break there is white space to trim, not a control
+character to refuse), then the rule applies to what is left. The JSON body parser and the
+forms of the dashboard and the portal (`read_form`) hand the routes the trimmed values;
+credentials (`UNTRIMMED_NAMES`) are kept as sent, and checked whole. Names (JSON keys, form
+field names), paths and headers are never trimmed.
+
 The checks run where input is decoded, once for every route: the edge (path,
 query string, headers, and form bodies, urlencoded or multipart, parsed by the
 same parsers the routes use), the JSON body parser (`web/body.py`), and the
@@ -28,7 +35,9 @@ from urllib.parse import parse_qsl
 from python_multipart.multipart import parse_options_header
 from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.formparsers import FormParser, MultiPartException, MultiPartParser
+from starlette.requests import Request
 
+from gatehouse.domain.normalize import trim
 from gatehouse.errors import INVALID_ARGUMENT, GatehouseError
 
 _SINGLE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -48,6 +57,10 @@ MULTI_LINE_NAMES = frozenset(
         "rejectionReason",
         "rejection_reason",
     }
+)
+# Single-line values kept as sent: secrets whose every character counts.
+UNTRIMMED_NAMES = frozenset(
+    {"password", "password_confirm", "current_password", "new_password", "csrf_token"}
 )
 # Objects (JSON) or name prefixes (forms) whose every value is multi-line free text.
 MULTI_LINE_PARENTS = frozenset({"fields", "field"})
@@ -108,6 +121,46 @@ def is_multi_line(path: list[str]) -> bool:
     return path[-1] in MULTI_LINE_NAMES or (len(path) >= 2 and path[-2] in MULTI_LINE_PARENTS)
 
 
+def is_trimmed(path: list[str]) -> bool:
+    """Whether the value at `path` is trimmed before the rule applies (single-line values
+    that are not credentials)."""
+    return not is_multi_line(path) and not (path and path[-1] in UNTRIMMED_NAMES)
+
+
+def value_refused_char(value: str, path: list[str]) -> str | None:
+    """The first refused character of the value at `path`, after trimming when it is
+    trimmed."""
+    multi_line = is_multi_line(path)
+    return refused_char(trim(value) if is_trimmed(path) else value, multi_line=multi_line)
+
+
+def trim_json(data: Any, path: tuple[str, ...] = ()) -> Any:
+    """A decoded JSON document with its trimmed values trimmed (`is_trimmed`)."""
+    if isinstance(data, str):
+        return trim(data) if is_trimmed(list(path)) else data
+    if isinstance(data, dict):
+        return {key: trim_json(item, (*path, key)) for key, item in data.items()}
+    if isinstance(data, list):
+        return [trim_json(item, (*path, str(i))) for i, item in enumerate(data)]
+    return data
+
+
+def trim_form(form: FormData) -> FormData:
+    """A posted form with its trimmed values trimmed; files and credentials as sent."""
+    return FormData(
+        [
+            (name, trim(value) if isinstance(value, str) and is_trimmed(name.split(".")) else value)
+            for name, value in form.multi_items()
+        ]
+    )
+
+
+async def read_form(request: Request, *, max_files: int = 1000, max_fields: int = 1000) -> FormData:
+    """`request.form(...)` with its values trimmed (`trim_form`): how every page form is read."""
+    form = await request.form(max_files=max_files, max_fields=max_fields)
+    return trim_form(form)
+
+
 def _field(path: list[str], default: str) -> str:
     return ".".join(path) or default
 
@@ -118,7 +171,7 @@ def check_json(data: Any) -> TextProblem | None:
     while stack:
         value, path = stack.pop()
         if isinstance(value, str):
-            char = refused_char(value, multi_line=is_multi_line(path))
+            char = value_refused_char(value, path)
             if char is not None:
                 return TextProblem(_field(path, "body"), char)
         elif isinstance(value, dict):
@@ -151,7 +204,7 @@ def check_pairs(
                 if char is not None:
                     return TextProblem(name, char)
             continue
-        char = refused_char(value, multi_line=is_multi_line(name.split(".")))
+        char = value_refused_char(value, name.split("."))
         if char is not None:
             return TextProblem(name, char)
     return None

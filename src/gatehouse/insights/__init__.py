@@ -1,0 +1,24 @@
+"""Insights: how onboarding is going, for the people who run the compliance team
+(docs/insights.md)."""
+
+from gatehouse.insights.rules import Filters, filters_of, nearest_rank
+from gatehouse.insights.schemas import (
+    CSV_HEADER,
+    Insights,
+    InsightsView,
+    csv_rows,
+    insights_view,
+)
+from gatehouse.insights.service import compute_insights
+
+__all__ = [
+    "CSV_HEADER",
+    "Filters",
+    "Insights",
+    "InsightsView",
+    "compute_insights",
+    "csv_rows",
+    "filters_of",
+    "insights_view",
+    "nearest_rank",
+]
