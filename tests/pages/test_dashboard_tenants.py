@@ -75,15 +75,26 @@ async def test_admin_manages_a_tenant_end_to_end(
             "check_label_0": "Passport",
             "check_kind_0": "document",
             "check_required_0": "yes",
+            "check_label_de_0": "Reisepass",
+            "check_label_ar_0": "",
         },
     )
     assert made.status_code == 303
     async with runtime.db.read() as session:
         intake = (await session.execute(select(Intake))).scalar_one()
     assert (intake.name, intake.order, intake.attached) == ("KYB", 2, True)
+    # The label in German beside the plain one; the Arabic left empty is not set.
     assert intake.checklist == [
-        {"key": "passport", "label": "Passport", "kind": "document", "required": True}
+        {
+            "key": "passport",
+            "label": "Passport",
+            "kind": "document",
+            "required": True,
+            "labels": {"de": "Reisepass"},
+        }
     ]
+    shown = await client.get(page_url)
+    assert '<span lang="de">Reisepass</span>' in shown.text
     await client.post(f"/dashboard/intakes/{intake.id}", data={"csrf_token": csrf, "order": "1"})
     async with runtime.db.read() as session:
         intake = (await session.execute(select(Intake))).scalar_one()

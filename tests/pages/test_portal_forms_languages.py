@@ -56,10 +56,13 @@ async def test_submitting_too_early_keeps_every_value_and_points_at_the_error(
     client: httpx.AsyncClient, runtime: Runtime, tenant: TenantFixture
 ) -> None:
     csrf = await sign_in_with_fields(client, runtime, tenant)
-    early = await client.post(
+    posted = await client.post(
         "/portal/form-parser", data={"csrf_token": csrf, "intent": "submit", **TYPED}
     )
-    assert early.status_code == 400
+    # Post/Redirect/Get: the draft is saved, the page says what is missing after a redirect.
+    assert posted.status_code == 303
+    assert posted.headers["location"] == "/portal/form-parser?refused=submit"
+    early = await client.get(posted.headers["location"])
     shows_every_typed_value(early.text)
     # The summary links to the field; the field is marked and takes the focus.
     assert 'class="error-summary" role="alert"' in early.text
@@ -91,11 +94,13 @@ async def test_missing_fields_are_listed_in_page_order_and_the_first_takes_the_f
 ) -> None:
     csrf = await sign_in_with_fields(client, runtime, tenant)
     typed = {**TYPED, "field.registrationNumber": "  ", "field.activity": ""}
-    refused = await client.post(
+    posted = await client.post(
         "/portal/form-parser",
         data={"csrf_token": csrf, "intent": "submit", "confirm": "yes", **typed},
     )
-    assert refused.status_code == 400
+    assert posted.status_code == 303
+    assert posted.headers["location"] == "/portal/form-parser?refused=submit&confirm=yes"
+    refused = await client.get(posted.headers["location"])
     links = re.findall(r'<li><a href="#([^"]+)">', refused.text)
     assert links == ["f-field-registrationNumber", "f-field-activity"]
     assert re.search(r'id="f-field-registrationNumber"[^>]*autofocus', refused.text)
@@ -255,9 +260,11 @@ async def test_dates_and_numbers_in_the_language(
     submitted = (await the_application(runtime)).submitted_at
     assert submitted is not None
     german = await client.get("/portal/status", headers={"Accept-Language": "de"})
-    assert f"<dd>{submitted:%d.%m.%Y, %H:%M} UTC</dd>" in german.text
+    # In UTC as the language writes it; the page's script shows the reader's own zone.
+    assert f"data-local>{submitted:%d.%m.%Y, %H:%M} UTC</time></dd>" in german.text
     english = await client.get("/portal/status", headers={"Accept-Language": "en"})
-    assert f"<dd>{submitted:%b} {submitted.day}, {submitted:%Y, %H:%M} UTC</dd>" in english.text
+    assert f">{submitted:%b} {submitted.day}, {submitted:%Y, %H:%M} UTC</time></dd>" in english.text
+    assert f'<time datetime="{submitted:%Y-%m-%dT%H:%M}' in english.text
     progress = await client.get("/portal/dashboard", headers={"Accept-Language": "de"})
     assert "1 von 2 erforderlichen Punkten erledigt." in progress.text
 
@@ -278,7 +285,9 @@ async def test_the_tenant_is_named_and_branded_on_every_page(
 
     plain = await client.get(path)
     assert "/portal/theme/" not in plain.text  # the default colours
-    assert "<span>Acme</span>" in plain.text  # the tenant's name when it has no display name
+    assert (
+        '<span dir="auto">Acme</span>' in plain.text
+    )  # the tenant's name when it has no display name
 
     await client.patch(
         f"/staff/v1/tenants/{tenant.tenant_id}",
@@ -297,7 +306,7 @@ async def test_the_tenant_is_named_and_branded_on_every_page(
     for page in ("/portal/dashboard", "/portal/form-parser", "/portal/status"):
         branded.append(await client.get(page))
     for answer in branded:
-        assert "<span>Acme Bank</span>" in answer.text
+        assert '<span dir="auto">Acme Bank</span>' in answer.text
         assert f'<img class="brand-logo" src="{logo_url}" alt=""' in answer.text
         assert '<link rel="stylesheet" href="/portal/theme/0b6e4f.css">' in answer.text
         assert "<title>" in answer.text

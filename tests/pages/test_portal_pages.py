@@ -76,8 +76,9 @@ async def test_form_draft_then_confirmed_submit(
     assert (await the_application(runtime)).company_name == "Blue Ltd"
 
     # Submitting before the required field is saved: refused beside the field.
-    early = await client.post("/portal/submit", data={"csrf_token": csrf, "confirm": "yes"})
-    assert early.status_code == 400
+    posted = await client.post("/portal/submit", data={"csrf_token": csrf, "confirm": "yes"})
+    assert posted.status_code == 303
+    early = await client.get(posted.headers["location"])
     assert 'id="f-field-registrationNumber-error"' in early.text
     assert (await the_application(runtime)).submitted_at is None
 
@@ -100,8 +101,9 @@ async def test_form_draft_then_confirmed_submit(
     assert "Your draft is saved." in page.text
 
     # Submitting needs the explicit confirmation.
-    unconfirmed = await client.post("/portal/submit", data={"csrf_token": csrf})
-    assert unconfirmed.status_code == 400
+    posted = await client.post("/portal/submit", data={"csrf_token": csrf})
+    assert posted.status_code == 303
+    unconfirmed = await client.get(posted.headers["location"])
     assert 'id="f-confirm-error"' in unconfirmed.text
     assert (await the_application(runtime)).submitted_at is None
     done = await client.post("/portal/submit", data={"csrf_token": csrf, "confirm": "yes"})

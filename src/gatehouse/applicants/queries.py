@@ -84,8 +84,8 @@ class RequestEntry:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One thing the applicant owes; the page words it by `kind` (answer, upload, check,
-    form) in the applicant's language."""
+    """One thing the applicant owes; the page words it by `kind` (answer, upload, form)
+    in the applicant's language."""
 
     kind: str
     href: str
@@ -122,8 +122,14 @@ class PortalView:
     def satisfied_required(self) -> int:
         return sum(1 for item in self.required_items if item.get("satisfied"))
 
+    @property
+    def decided(self) -> bool:
+        return self.me.status in (ApplicationStatus.ACTIVE, ApplicationStatus.REJECTED)
+
     def owed(self) -> list[Step]:
-        """What the applicant still owes, most urgent first."""
+        """What the applicant can still do, most urgent first: open requests, missing
+        uploads and the form. Checks done elsewhere are never listed here (`by_others`),
+        and once the application is decided nothing but an open request is owed."""
         steps: list[Step] = []
         for entry in self.requests:
             waiting = sum(1 for item in entry.items if item.status in OWED_ITEM_STATES)
@@ -131,17 +137,26 @@ class PortalView:
                 steps.append(
                     Step("answer", "/portal/requests", count=waiting, seq=entry.request.seq)
                 )
+        if self.decided:
+            return steps
         for item in self.required_items:
-            if item.get("satisfied"):
-                continue
-            label = str(item.get("label") or "")
-            if item.get("kind") == "document":
+            if not item.get("satisfied") and item.get("kind") == "document":
+                label = str(item.get("label") or "")
                 steps.append(Step("upload", "/portal/upload-documents", label=label))
-            elif item.get("kind") == "verification":
-                steps.append(Step("check", "/portal/upload-documents", label=label))
         if self.me.submitted_at is None:
             steps.append(Step("form", "/portal/form-parser"))
         return steps
+
+    def by_others(self) -> list[str]:
+        """Labels of the required checks still open that others carry out (a verification
+        done elsewhere): the applicant is told they are under way, never asked to do them."""
+        if self.decided:
+            return []
+        return [
+            str(item.get("label") or "")
+            for item in self.required_items
+            if not item.get("satisfied") and item.get("kind") == "verification"
+        ]
 
 
 async def load_view(
@@ -206,6 +221,17 @@ async def form_fields_of(session: AsyncSession, application: Application) -> lis
     intake = await session.get(Intake, application.label_id)
     fields = intake.form_fields if intake is not None else []
     return [entry for entry in fields or [] if isinstance(entry, dict) and entry.get("key")]
+
+
+async def checklist_labels_of(session: AsyncSession, application: Application) -> dict[str, Any]:
+    """The translated labels (`labels`) of the intake's checklist items, by item key."""
+    intake = await session.get(Intake, application.label_id) if application.label_id else None
+    checklist = intake.checklist if intake is not None else None
+    return {
+        str(entry.get("key")): entry.get("labels")
+        for entry in checklist or []
+        if isinstance(entry, dict) and entry.get("labels")
+    }
 
 
 def form_values(application: Application) -> dict[str, Any]:

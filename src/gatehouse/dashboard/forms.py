@@ -48,10 +48,12 @@ Render = Callable[[Viewer, FormData, Refused], Awaitable[Response]]
 
 def form_field(error: GatehouseError, fields: Mapping[str, str], default: str | None) -> str | None:
     """The form field an error marks: its field as `fields` names it on this form, else
-    `default` (the form's main field, or None for the form as a whole)."""
+    `default` (the form's main field, or None for the form as a whole). A path into a list
+    (`checklist[0].labels.de`) marks the list's field."""
     if error.field is None:
         return default
-    return fields.get(error.field, default)
+    root = error.field.split("[", 1)[0].split(".", 1)[0]
+    return fields.get(error.field, fields.get(root, default))
 
 
 async def form_action(

@@ -256,6 +256,10 @@ async def revoke_key(request: Request, key_id: str) -> Response:
     return await form_action(request, again, run, role=Role.ADMIN)
 
 
+# The languages an intake's labels are given in beside the plain (English) one.
+TRANSLATED_LABELS = ("de", "ar")
+
+
 def _checklist_from(form: FormData) -> list[dict[str, Any]]:
     rows = []
     for index in range(CHECKLIST_ROWS):
@@ -263,14 +267,21 @@ def _checklist_from(form: FormData) -> list[dict[str, Any]]:
         label = _text(form, f"check_label_{index}")
         if not key and not label:
             continue
-        rows.append(
-            {
-                "key": key,
-                "label": label,
-                "kind": _text(form, f"check_kind_{index}"),
-                "required": form.get(f"check_required_{index}") == "yes",
-            }
-        )
+        row: dict[str, Any] = {
+            "key": key,
+            "label": label,
+            "kind": _text(form, f"check_kind_{index}"),
+            "required": form.get(f"check_required_{index}") == "yes",
+        }
+        # The label in other languages, where given (docs/reference/portal.md).
+        labels = {
+            code: text
+            for code in TRANSLATED_LABELS
+            if (text := _text(form, f"check_label_{code}_{index}"))
+        }
+        if labels:
+            row["labels"] = labels
+        rows.append(row)
     return rows
 
 

@@ -3,7 +3,9 @@ docs/reference/tenant-api.md §5; docs/reference/staff-api.md).
 
 An intake's checklist is a list of `{key, label, kind, required}` with kind
 `document`, `verification` or `form`; its form fields a list of
-`{key, label, type, required}`. An attached intake whose stored
+`{key, label, type, required}`. Either may carry `labels`, the label per language
+(`{"de": "…", "ar": "…"}`, docs/reference/portal.md, "Translated labels") beside the plain
+`label`, which stays the default. An attached intake whose stored
 configuration breaks these rules is unusable: provisioning answers
 400 failed-precondition for it.
 """
@@ -19,10 +21,47 @@ CHECKLIST_KINDS = ("document", "verification", "form")
 FORM_FIELD_TYPES = ("text", "textarea", "email", "date", "number", "tel", "url", "checkbox")
 MAX_KEY = 80
 MAX_LABEL = 200
+# The languages a translated label may be given in: those the portal speaks
+# (docs/reference/portal.md, "Languages").
+LABEL_LANGUAGES = ("en", "de", "ar")
 
 
 class ConfigurationError(ValueError):
-    """An intake configuration breaks the rules; the message says which."""
+    """An intake configuration breaks the rules; the message says which, `field` where."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _check_labels(labels: object, where: str) -> dict[str, str]:
+    """`labels`: an object of language tag to a nonempty label."""
+    if not isinstance(labels, Mapping):
+        raise ConfigurationError(f"{where} must be an object of language to label", where)
+    cleaned: dict[str, str] = {}
+    for tag, text in labels.items():
+        if tag not in LABEL_LANGUAGES:
+            raise ConfigurationError(
+                f"{where} names an unknown language {tag!r} (one of {', '.join(LABEL_LANGUAGES)})",
+                f"{where}.{tag}",
+            )
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_LABEL:
+            raise ConfigurationError(
+                f"{where}.{tag} must be a nonempty string of at most {MAX_LABEL}", f"{where}.{tag}"
+            )
+        cleaned[tag] = text
+    return cleaned
+
+
+def label_in(entry: Mapping[str, Any], language: str, labels: object = None) -> str:
+    """The entry's label in `language`: its translation when given, else the plain label.
+    `labels` stands in for the entry's own when given (an evaluated checklist item has none)."""
+    given = entry.get("labels") if labels is None else labels
+    if isinstance(given, Mapping):
+        text = given.get(language)
+        if isinstance(text, str) and text.strip():
+            return text
+    return str(entry.get("label") or "")
 
 
 def _check_entry(
@@ -36,7 +75,9 @@ def _check_entry(
         raise ConfigurationError(f"{where}.key must be a nonempty string of at most {MAX_KEY}")
     label = entry.get("label")
     if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
-        raise ConfigurationError(f"{where}.label must be a nonempty string of at most {MAX_LABEL}")
+        raise ConfigurationError(
+            f"{where}.label must be a nonempty string of at most {MAX_LABEL}", f"{where}.label"
+        )
     if entry.get(kind_field) not in kinds:
         raise ConfigurationError(f"{where}.{kind_field} must be one of {', '.join(kinds)}")
     if not isinstance(entry.get("required", True), bool):
@@ -58,14 +99,15 @@ def _check_list(
         if key in keys:
             raise ConfigurationError(f"{name}[{index}].key repeats {key!r}")
         keys.add(key)
-        cleaned.append(
-            {
-                "key": key,
-                "label": entry["label"],
-                kind_field: entry[kind_field],
-                "required": entry.get("required", True),
-            }
-        )
+        clean: dict[str, Any] = {
+            "key": key,
+            "label": entry["label"],
+            kind_field: entry[kind_field],
+            "required": entry.get("required", True),
+        }
+        if entry.get("labels") is not None:
+            clean["labels"] = _check_labels(entry["labels"], f"{name}[{index}].labels")
+        cleaned.append(clean)
     return cleaned
 
 

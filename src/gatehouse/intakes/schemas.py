@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -27,6 +27,7 @@ class ChecklistEntry(TypedDict):
     label: str
     kind: Literal["document", "verification", "form"]
     required: bool
+    labels: NotRequired[dict[str, str]]  # the label per language (en, de, ar), when given
 
 
 class FormField(TypedDict):
@@ -36,6 +37,7 @@ class FormField(TypedDict):
     label: str
     type: Literal["text", "textarea", "email", "date", "number", "tel", "url", "checkbox"]
     required: bool
+    labels: NotRequired[dict[str, str]]  # the label per language (en, de, ar), when given
 
 
 class ScreenedPerson(TypedDict, total=False):

@@ -177,7 +177,7 @@ def valid_order(order: object) -> int | None:
 
 
 def _config_error(field: str, exc: ConfigurationError) -> Exception:
-    return invalid_argument(f"{field} is not valid: {exc}", field, str(exc))
+    return invalid_argument(f"{field} is not valid: {exc}", exc.field or field, str(exc))
 
 
 async def create_intake(

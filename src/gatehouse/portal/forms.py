@@ -26,12 +26,25 @@ from gatehouse.applicants import queries as page_data
 from gatehouse.applicants import service as portal_actions
 from gatehouse.applicants.sessions import PortalContext, end_session
 from gatehouse.documents import service as documents
+from gatehouse.domain.info_requests import ItemState
 from gatehouse.domain.numbers import decimal_or_none
-from gatehouse.errors import INVALID_ARGUMENT, PAYLOAD_TOO_LARGE, GatehouseError
+from gatehouse.errors import (
+    FAILED_PRECONDITION,
+    INVALID_ARGUMENT,
+    PAYLOAD_TOO_LARGE,
+    GatehouseError,
+)
 from gatehouse.portal import texts
 from gatehouse.portal.locale import gettext_for
-from gatehouse.portal.pages import STATE_PAGES, member_or_page, render_page, render_signed_out
+from gatehouse.portal.pages import (
+    REFUSED_SUBMIT,
+    STATE_PAGES,
+    member_or_page,
+    render_page,
+    render_signed_out,
+)
 from gatehouse.portal.session_http import end_session_cookie
+from gatehouse.runtime import Runtime
 from gatehouse.sandbox.queries import is_sandbox_tenant
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
@@ -47,6 +60,7 @@ router = APIRouter(include_in_schema=False)
 MULTIPART_OVERHEAD = 64 * 1024
 # Uploads that answer a document item of an information request.
 REQUESTED_DOCUMENT_TYPE = "requested_document"
+ANSWERED_ITEM_STATES = frozenset({ItemState.ANSWERED, ItemState.ACCEPTED})
 
 FORM_PAGE = STATE_PAGES["/portal/form-parser"]
 DOCUMENTS_PAGE = STATE_PAGES["/portal/upload-documents"]
@@ -205,19 +219,10 @@ async def save_form(request: Request) -> Response:
         return Response(status_code=204)
     if intent != "submit":
         return see_other("/portal/form-parser?done=saved")
-    errors = {name: say(texts.FILL_IN) for name in _missing(fields, typed)}
-    if not typed["confirm"]:
-        errors["confirm"] = say(texts.CONFIRM)
-    if errors and view.application.submitted_at is None:
-        return await render_page(
-            request,
-            user,
-            FORM_PAGE,
-            status_code=400,
-            errors=errors,
-            values=typed,
-            problem=say(texts.NOT_SUBMITTED),
-        )
+    if view.application.submitted_at is None and (_missing(fields, typed) or not typed["confirm"]):
+        # The draft is saved: the page says what is missing from it after a redirect, so a
+        # reload never posts this form again over what autosave stores later.
+        return see_other(REFUSED_SUBMIT + ("&confirm=yes" if typed["confirm"] else ""))
     try:
         async with runtime.db.write() as session:
             await portal_actions.submit(session, write_context(request, user), user)
@@ -243,21 +248,10 @@ async def submit(request: Request) -> Response:
         async with runtime.db.read() as session:
             view = await page_data.load_view(session, user, with_checklist=False)
             fields = await page_data.form_fields_of(session, view.application)
-        errors = {
-            name: say(texts.FILL_IN)
-            for name in page_data.missing_required(fields, view.application)
-        }
-        if form.get("confirm") != "yes":
-            errors["confirm"] = say(texts.CONFIRM)
-        if errors and view.application.submitted_at is None:
-            return await render_page(
-                request,
-                user,
-                FORM_PAGE,
-                status_code=400,
-                errors=errors,
-                problem=say(texts.NOT_SUBMITTED),
-            )
+        confirmed = form.get("confirm") == "yes"
+        missing = page_data.missing_required(fields, view.application)
+        if view.application.submitted_at is None and (missing or not confirmed):
+            return see_other(REFUSED_SUBMIT + ("&confirm=yes" if confirmed else ""))
         async with runtime.db.write() as session:
             await portal_actions.submit(session, write_context(request, user), user)
         return see_other("/portal/status?done=submitted")
@@ -305,6 +299,17 @@ async def upload_document(request: Request) -> Response:
     return await _form_post(request, DOCUMENTS_PAGE, run, refused, upload_limit=limit)
 
 
+async def _answered(runtime: Runtime, user: PortalContext, item_id: str) -> bool:
+    """Whether the item is answered (or accepted) already, on one of the member's requests."""
+    async with runtime.db.read() as session:
+        view = await page_data.load_view(session, user, with_checklist=False)
+    return any(
+        item.id == item_id and item.status in ANSWERED_ITEM_STATES
+        for entry in view.requests
+        for item in entry.items
+    )
+
+
 @router.post("/portal/requests/{request_id}/items/{item_id}")
 async def answer_item(request: Request, request_id: str, item_id: str) -> Response:
     """An item's answer; a document item's file, with an optional note beside it."""
@@ -322,15 +327,23 @@ async def answer_item(request: Request, request_id: str, item_id: str) -> Respon
             answer=note if document_id is None or note.strip() else None,
             documentId=document_id,
         )
-        async with runtime.db.write() as session:
-            await portal_actions.answer_item(
-                session,
-                write_context(request, user),
-                user,
-                request_id=request_id,
-                item_id=item_id,
-                body=body,
-            )
+        try:
+            async with runtime.db.write() as session:
+                await portal_actions.answer_item(
+                    session,
+                    write_context(request, user),
+                    user,
+                    request_id=request_id,
+                    item_id=item_id,
+                    body=body,
+                )
+        except GatehouseError as error:
+            # A second tap of the same button arrives after the first answered the item:
+            # it reports the same success, never an error over it.
+            if error.code != FAILED_PRECONDITION.code or not await _answered(
+                runtime, user, item_id
+            ):
+                raise
         return see_other("/portal/requests?done=answered")
 
     def refused(error: GatehouseError, form: FormData) -> dict[str, Any]:

@@ -19,9 +19,10 @@ from starlette.responses import Response
 from gatehouse.accounts.branding import Branding, link_branding, portal_branding
 from gatehouse.applicants import queries as page_data
 from gatehouse.applicants.sessions import PortalContext, landing_path
+from gatehouse.domain.checklist import label_in
 from gatehouse.errors import GatehouseError
 from gatehouse.portal import texts
-from gatehouse.portal.locale import gettext_for, render_portal
+from gatehouse.portal.locale import gettext_for, language_for, render_portal
 from gatehouse.portal.session_http import portal_user
 from gatehouse.sandbox.queries import is_sandbox_tenant, link_in_sandbox
 from gatehouse.web.auth import runtime_of
@@ -85,6 +86,31 @@ async def member_or_page(request: Request) -> PortalContext | Response:
         return render_signed_out(request, heading, message, status_code=error.status_code)
 
 
+# The address a refused Submit redirects to (Post/Redirect/Get): the draft is saved by
+# then, so the page recomputes what is missing from it, and a reload replays nothing.
+REFUSED_SUBMIT = "/portal/form-parser?refused=submit"
+
+
+def refused_submit(
+    request: Request, fields: list[dict[str, Any]], application: Any
+) -> dict[str, Any]:
+    """The form page's errors after a refused Submit (`REFUSED_SUBMIT`), from the saved
+    draft; nothing when the address does not say so or the form is already submitted."""
+    query = request.query_params
+    if query.get("refused") != "submit" or application.submitted_at is not None:
+        return {}
+    say = gettext_for(request)
+    missing = page_data.missing_required(fields, application)
+    errors = {name: say(texts.FILL_IN) for name in missing}
+    confirmed = query.get("confirm") == "yes"
+    if not confirmed:
+        errors["confirm"] = say(texts.CONFIRM)
+    if not errors:
+        return {}
+    values = {**page_data.form_values(application), "confirm": confirmed}
+    return {"errors": errors, "values": values, "problem": say(texts.NOT_SUBMITTED)}
+
+
 async def render_page(
     request: Request,
     user: PortalContext,
@@ -100,6 +126,11 @@ async def render_page(
     notice = texts.NOTICES.get(request.query_params.get("done") or "")
     async with runtime.db.read() as session:
         view = await page_data.load_view(session, user, with_documents=section == "documents")
+        language = language_for(request).code
+        if section in ("dashboard", "documents"):
+            translated = await page_data.checklist_labels_of(session, view.application)
+            for item in view.checklist:
+                item["label"] = label_in(item, language, translated.get(str(item.get("key"))))
         context: dict[str, Any] = {
             "me": view.me,
             "view": view,
@@ -119,14 +150,17 @@ async def render_page(
             context["latest_comment"] = await page_data.latest_comment(session, user.application_id)
             context["rejection_reason"] = view.me.rejection_reason
         if section == "form":
-            context["fields"] = await page_data.form_fields_of(session, view.application)
+            fields = await page_data.form_fields_of(session, view.application)
+            context["fields"] = [{**entry, "label": label_in(entry, language)} for entry in fields]
             context["values"] = page_data.form_values(view.application)
+            context.update(refused_submit(request, fields, view.application))
     if section in ("dashboard", "documents"):
         uploads = page_data.uploads_by_type(view.documents)
         context["checklist"] = [
             {**item, "uploads": uploads.get(str(item.get("key")), [])} for item in view.checklist
         ]
         context["owed"] = view.owed()
+        context["by_others"] = view.by_others()
         context["satisfied_required"] = view.satisfied_required
         context["total_required"] = len(view.required_items)
     if section == "requests":

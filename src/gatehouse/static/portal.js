@@ -104,3 +104,60 @@
     });
   }
 })();
+
+// Each open item of the requests page keeps what was typed in it (this tab's session
+// storage) until that item's form is sent: answering one item never loses the others.
+(function () {
+  var store = window.sessionStorage;
+  if (!store) return;
+  var fields = document.querySelectorAll("[data-draft]");
+  for (var i = 0; i < fields.length; i++) {
+    (function (field) {
+      var key = "gatehouse-draft:" + field.getAttribute("data-draft");
+      var kept = store.getItem(key);
+      if (kept && !field.value) field.value = kept;
+      field.addEventListener("input", function () {
+        store.setItem(key, field.value);
+      });
+      field.form.addEventListener("submit", function () {
+        store.removeItem(key);
+      });
+    })(fields[i]);
+  }
+})();
+
+// Moments in the reader's own time zone; the UTC time the server wrote stays on hover.
+(function () {
+  if (!window.Intl || !Intl.DateTimeFormat) return;
+  var lang = document.documentElement.lang || undefined;
+  var format = new Intl.DateTimeFormat(lang, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
+  var times = document.querySelectorAll("time[data-local]");
+  for (var i = 0; i < times.length; i++) {
+    var moment = new Date(times[i].getAttribute("datetime"));
+    if (isNaN(moment)) continue;
+    times[i].title = times[i].textContent;
+    times[i].textContent = format.format(moment);
+  }
+})();
+
+// Answer forms send once per tap: a second tap while the first is on its way sends nothing.
+(function () {
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.hasAttribute("data-once") || form.hasAttribute("data-upload")) return;
+    if (event.defaultPrevented) return;
+    if (form.getAttribute("data-sent")) event.preventDefault();
+    else form.setAttribute("data-sent", "1");
+  });
+  window.addEventListener("pageshow", function () {
+    var sent = document.querySelectorAll("form[data-sent]");
+    for (var i = 0; i < sent.length; i++) sent[i].removeAttribute("data-sent");
+  });
+})();

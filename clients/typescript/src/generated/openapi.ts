@@ -3265,6 +3265,10 @@ export interface components {
             kind: "document" | "verification" | "form";
             /** Required */
             required: boolean;
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
         };
         /**
          * FormField
@@ -3282,6 +3286,10 @@ export interface components {
             type: "text" | "textarea" | "email" | "date" | "number" | "tel" | "url" | "checkbox";
             /** Required */
             required: boolean;
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
         };
         /** RiskRule */
         RiskRule: {
