@@ -249,7 +249,7 @@ async def test_the_delivery_history(
         following = await client.get(base + html.unescape(older))
         assert following.status_code == 200
         pages.append(following.text)
-    assert len(pages) == 3  # 27 deliveries, ten a page
+    assert len(pages) == 4  # 27 deliveries, eight a page
     assert failing in pages[-1]  # the oldest, on the last page
     assert sum(text.count("<tr>") - 1 for text in pages) == 27
     assert ">200<" in page.text

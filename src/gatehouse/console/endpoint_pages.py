@@ -25,7 +25,7 @@ from gatehouse.webhooks import service as endpoints
 from gatehouse.webhooks.health import endpoint_health
 from gatehouse.webhooks.schemas import RotatedSecret, endpoint_view
 
-HISTORY_PAGE = 10
+HISTORY_PAGE = 8
 NOTICES = {
     "updated": "Endpoint saved.",
     "disabled": "Endpoint disabled: it receives nothing until enabled again.",

@@ -161,6 +161,7 @@ PATH_NAMES = {
     "staff_id": "staffId",
     "token_id": "tokenId",
     "key_id": "keyId",
+    "hit_id": "hitId",
 }
 # An example of each path parameter, by its name in the document.
 PATH_EXAMPLES = {
@@ -177,6 +178,7 @@ PATH_EXAMPLES = {
     "staffId": "stf_1a2b3c4d5e6f",
     "tokenId": "stk_9f8e7d6c5b4a",
     "keyId": "k3y1d0a1b2c3d4e5",
+    "hitId": "hit_6d5c4b3a2f1e",
 }
 _PARAM = re.compile(r"\{([^}:]+)\}")
 

@@ -1669,7 +1669,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/staff/v1/screening-hits/{hit_id}/resolve": {
+    "/staff/v1/screening-hits/{hitId}/resolve": {
         parameters: {
             query?: never;
             header?: never;
@@ -13315,7 +13315,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                hit_id: string;
+                /** @example hit_6d5c4b3a2f1e */
+                hitId: string;
             };
             cookie?: never;
         };
