@@ -20,6 +20,7 @@ attempts' time (20 s), inside its 60 s lease.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
@@ -101,14 +102,17 @@ class Slots(Generic[Claim]):
     def waiting(self) -> int:
         return len(self._waiting)
 
-    def full_endpoints(self) -> list[str]:
-        """Endpoints left out of claims: they hold a share running and a share waiting."""
+    def full_endpoints(self, leaving: Sequence[Held] = ()) -> list[str]:
+        """Endpoints left out of claims: they hold a share running and a share waiting
+        (not counting the `leaving` claims)."""
         cap = HELD_SHARES * self.shares.per_endpoint
-        return [key for key, held in self._held_endpoint.items() if held >= cap]
+        gone = Counter(claim.endpoint_id for claim in leaving)
+        return [key for key, held in self._held_endpoint.items() if held - gone[key] >= cap]
 
-    def full_tenants(self) -> list[str]:
+    def full_tenants(self, leaving: Sequence[Held] = ()) -> list[str]:
         cap = HELD_SHARES * self.shares.per_tenant
-        return [key for key, held in self._held_tenant.items() if held >= cap]
+        gone = Counter(claim.tenant_id for claim in leaving)
+        return [key for key, held in self._held_tenant.items() if held - gone[key] >= cap]
 
     def admit(self, claims: list[Claim]) -> list[Claim]:
         """Hold `claims`; returns those to start now (the others wait for room)."""
@@ -248,13 +252,17 @@ def claim_picked(is_postgres: bool, values: dict[str, Any]) -> Update:
     )
 
 
-def claim_parameters(now: Any, limit: int, slots: Slots[Any]) -> dict[str, Any]:
+def claim_parameters(
+    now: Any, limit: int, slots: Slots[Any], leaving: Sequence[Held] = ()
+) -> dict[str, Any]:
+    """The fair pick's parameters; `leaving`: held claims whose room counts as free (their
+    outcomes are recorded in the same turn)."""
     return {
         "now": now,
         "limit": limit,
         "window": limit * _WINDOW,
-        "full_endpoints": slots.full_endpoints(),
-        "full_tenants": slots.full_tenants(),
+        "full_endpoints": slots.full_endpoints(leaving),
+        "full_tenants": slots.full_tenants(leaving),
     }
 
 
