@@ -12,7 +12,8 @@ transaction pooler, storage/pooler.py, it is prepared and run inside one transac
   is checked again as it is locked) — `window` of them, never one just recorded;
 - `ranked` and `picked`: the fair pick of fair.py (at most a share per endpoint and per
   tenant, every tenant's first before any tenant's second), `limit` rows;
-- the UPDATE leases the picked rows (`attempts` + 1, token, lease end, `next_attempt_at`
+- the UPDATE leases the picked rows (found by primary key: `= ANY(ARRAY(…))` keeps the
+  planner from scanning the table to join a few rows) (`attempts` + 1, token, lease end, `next_attempt_at`
   moved to it) and returns what sending them needs: the event body, the endpoint's URL and
   state, its active secrets (`id secret|id secret`, newest first), and the fair order.
 
@@ -100,7 +101,8 @@ SET attempts = d.attempts + 1, claim_token = :token, lease_until = :until,
     next_attempt_at = :until, last_attempt_at = :now,
     first_attempt_at = coalesce(d.first_attempt_at, :now)
 FROM picked, events AS e, webhook_endpoints AS w
-WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
+WHERE d.id = ANY(ARRAY(SELECT id FROM picked)) AND d.id = picked.id
+  AND e.id = d.event_id AND w.id = d.endpoint_id
 RETURNING d.id AS delivery_id, d.event_id, d.event_type, d.endpoint_id, d.tenant_id,
     d.attempts AS attempt, d.first_attempt_at, e.body, w.url, w.status AS endpoint_status,
     w.deleted_at,
