@@ -211,11 +211,11 @@ class Claims:
         writer, so nothing is taken meanwhile; the extra statements cost no network)."""
         pick = self._picks.get(shares)
         if pick is None:
-            pick = self._picks[shares] = fair_pick(False, shares)
+            pick = self._picks[shares] = fair_pick(shares)
         ids = list((await session.execute(pick, params)).scalars())
         if not ids:
             return [], {}
-        stmt = claim_picked(False, self._lease_values(lease)).returning(*_CLAIMED)
+        stmt = claim_picked(self._lease_values(lease)).returning(*_CLAIMED)
         rows = (await session.execute(stmt, {"ids": ids, "now": params["now"]})).mappings()
         order = {key: n for n, key in enumerate(ids)}
         claims = sorted(

@@ -12,10 +12,11 @@ transaction pooler, storage/pooler.py, it is prepared and run inside one transac
   is checked again as it is locked) — `window` of them, never one just recorded;
 - `ranked` and `picked`: the fair pick of fair.py (at most a share per endpoint and per
   tenant, every tenant's first before any tenant's second), `limit` rows;
-- the UPDATE leases the picked rows (found by primary key: `= ANY(ARRAY(…))` keeps the
-  planner from scanning the table to join a few rows) (`attempts` + 1, token, lease end, `next_attempt_at`
-  moved to it) and returns what sending them needs: the event body, the endpoint's URL and
-  state, its active secrets (`id secret|id secret`, newest first), and the fair order.
+- the UPDATE leases the picked rows, found by primary key (`= ANY(ARRAY(…))` keeps the
+  planner from scanning the table to join a few rows): `attempts` + 1, token, lease end,
+  `next_attempt_at` moved to it; it returns what sending them needs: the event body, the
+  endpoint's URL and state, its active secrets (`id secret|id secret`, newest first), and
+  the fair order.
 
 Every sub-statement sees the same snapshot and they touch different rows (the recorded
 successes are leased, so never due, and are left out of the candidates by id). Failures
