@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.webhooks import Delivery
 from gatehouse.webhooks.delivery import DeliveryWorker
 from gatehouse.webhooks.delivery.claims import Claim, Claims
-from gatehouse.storage.tables.webhooks import Delivery
 from gatehouse.webhooks.delivery.fair import Shares, Slots
 from gatehouse.webhooks.delivery.turnover import Succeeded
 from tests.support.factories import TenantFixture, make_tenant
