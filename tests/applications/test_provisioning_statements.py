@@ -15,8 +15,8 @@ from gatehouse.applications.queries.provisioning import ProvisioningStore
 from gatehouse.domain.identity import erased_identity, erased_identity_candidates
 from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL
 from gatehouse.runtime import Runtime
-from gatehouse.storage.tx_statements import ConnectionTx
 from gatehouse.storage.tables.applications import Application
+from gatehouse.storage.tx_statements import ConnectionTx
 from tests.api.support import erase, provision
 from tests.support.factories import TenantFixture, add_intake, make_tenant
 

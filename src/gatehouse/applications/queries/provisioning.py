@@ -186,6 +186,7 @@ _CREATE_APPLICATION = _insert_all(Application.__table__)
 _CREATE_MEMBER = _insert_all(Member.__table__)
 _CREATE_AUDIT = _insert_all(AuditEntry.__table__)
 
+
 def _touch(with_owner: bool) -> Any:
     touch = (
         update(Application)
@@ -266,7 +267,7 @@ class NewApplication:
         """The application as it was inserted (not attached to any session)."""
         return Application(**self.row)
 
-    def applicant(self) -> MemberRow:
+    def applicant_member(self) -> MemberRow:
         member = self.member
         return MemberRow(member["id"], member["email"], member["role"], member["joined_at"])
 
@@ -369,21 +370,22 @@ class ProvisioningStore:
 
     async def touch(
         self,
+        ctx: WriteContext,
         application_id: str,
-        now: datetime,
-        audit: dict[str, Any],
         *,
-        member: dict[str, Any] | None = None,
+        joined: MemberRow | None = None,
         owner_uid: str | None = None,
     ) -> None:
-        """A repeat's writes: the applicant's `member` row when given, the refresh of
+        """A repeat's writes: the applicant's member when it `joined` again, the refresh of
         `updated_at` (docs/reference/tenant-api.md §5.1 rule 2), the owner when given, and
-        the audit entry."""
-        if member is not None:
+        the audit entry (`application.provision`)."""
+        if joined is not None:
+            member = member_row(joined.id, application_id, joined.email, joined.joined_at)
             await self.tx.run(_CREATE_MEMBER, member)
-        params: dict[str, Any] = {"application_id": application_id, "now": now}
+        params: dict[str, Any] = {"application_id": application_id, "now": ctx.now}
         if owner_uid is not None:
             params["new_owner"] = owner_uid
+        audit = ctx.audit_values("application.provision", application_id, application_id)
         sqlite_touch, postgres_touch = _TOUCHES[owner_uid is not None]
         if self.sqlite:
             await self.tx.run(sqlite_touch, params)

@@ -18,12 +18,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from gatehouse.applications.queries.provisioning import (
-    Found,
-    NewApplication,
-    ProvisioningStore,
-    member_row,
-)
+from gatehouse.applications.queries.provisioning import Found, NewApplication, ProvisioningStore
 from gatehouse.applications.queries.snapshot import Attachments, MemberRow
 from gatehouse.applications.schemas import Application as ApplicationView
 from gatehouse.applications.service.guards import enforce
@@ -37,7 +32,7 @@ from gatehouse.domain.identity import (
     erased_identity_candidates,
     is_bound_to_other_email,
 )
-from gatehouse.domain.members import Roster, check_room_for_one_more
+from gatehouse.domain.members import ROLE_APPLICANT, Roster, check_room_for_one_more
 from gatehouse.domain.principals import TenantPrincipal
 from gatehouse.errors import ALREADY_EXISTS, GatehouseError
 from gatehouse.ids import new_id
@@ -59,7 +54,7 @@ class Provisioned:
     @classmethod
     def new(cls, new: NewApplication) -> Provisioned:
         """A new application has only its applicant, no decision and no request yet."""
-        member = new.applicant()
+        member = new.applicant_member()
         return cls(new.application(), member, True, Attachments([member], None, None))
 
     def view(self) -> ApplicationView:
@@ -92,21 +87,20 @@ async def _repeat(
         [(m.id, m.email) for m in members], application.owner_uid, application.applicant_email
     )
     applicant_uid = roster.uid_of(applicant.email)
-    joined: dict[str, Any] | None = None
+    joined: MemberRow | None = None
     new_owner: str | None = None
     if applicant_uid is None:
         check_room_for_one_more(len(members))
         email = application.applicant_email or ""
-        joined = member_row(new_id("mem"), application.id, email, ctx.now)
-        member: MemberFields = MemberRow(joined["id"], email, joined["role"], ctx.now)
         # Joined now: the last in joining order.
-        members = [*members, member]
+        joined = MemberRow(new_id("mem"), email, ROLE_APPLICANT, ctx.now)
+        members = [*members, joined]
         if roster.current_owner() is None:
-            new_owner = application.owner_uid = member.id
+            new_owner = application.owner_uid = joined.id
+        member: MemberFields = joined
     else:
         member = next(m for m in members if m.id == applicant_uid)
-    audit = ctx.audit_values("application.provision", application.id, application.id)
-    await store.touch(application.id, ctx.now, audit, member=joined, owner_uid=new_owner)
+    await store.touch(ctx, application.id, joined=joined, owner_uid=new_owner)
     application.updated_at = ctx.now
     found_now = Attachments(members, attachments.latest_decision, attachments.open_info_request)
     return Provisioned(application, member, False, found_now)
