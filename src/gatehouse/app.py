@@ -153,7 +153,9 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI 3.1 document (docs/api-reference.md), built once per app."""
     if app.openapi_schema:
         return app.openapi_schema
-    document = openapi.build_document(app, OPERATIONS, webhook_section(), description=DESCRIPTION)
+    document = openapi.build_document(
+        app, webhook_section(), description=DESCRIPTION, operations=OPERATIONS
+    )
     app.openapi_schema = document
     return document
 
