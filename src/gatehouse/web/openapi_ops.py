@@ -97,7 +97,7 @@ def declared_operations(routes: Sequence[BaseRoute]) -> dict[tuple[str, str], Op
             continue
         op = getattr(route.endpoint, _ATTRIBUTE, None)
         if isinstance(op, Op):
-            for method in route.methods:
+            for method in route.methods or ():
                 table[(method, route.path_format)] = op
     return table
 
