@@ -14,7 +14,6 @@ from sqlalchemy import text
 from starlette.responses import Response
 
 from gatehouse import __version__, metrics, tracing
-from gatehouse.api.openapi import OPERATIONS as tenant_operations
 from gatehouse.api.routes import router as tenant_router
 from gatehouse.api.webhooks import router as webhooks_router
 from gatehouse.console.routes import router as console_router
@@ -132,7 +131,6 @@ def _add_operational_routes(app: FastAPI, runtime: Runtime) -> None:
 
 
 OPERATIONS: dict[tuple[str, str], openapi.Op] = {
-    **tenant_operations,
     **staff_operations,
     **verify_operations,
     **portal_operations,
