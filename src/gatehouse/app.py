@@ -23,7 +23,6 @@ from gatehouse.portal.openapi import OPERATIONS as portal_operations
 from gatehouse.portal.routes import router as portal_router
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
-from gatehouse.staff.openapi import OPERATIONS as staff_operations
 from gatehouse.staff.routes import router as staff_router
 from gatehouse.verification import schemas as verification_schemas
 from gatehouse.verify.openapi import OPERATIONS as verify_operations
@@ -131,7 +130,6 @@ def _add_operational_routes(app: FastAPI, runtime: Runtime) -> None:
 
 
 OPERATIONS: dict[tuple[str, str], openapi.Op] = {
-    **staff_operations,
     **verify_operations,
     **portal_operations,
 }
