@@ -19,7 +19,6 @@ from gatehouse.api.webhooks import router as webhooks_router
 from gatehouse.console.routes import router as console_router
 from gatehouse.dashboard.routes import router as dashboard_router
 from gatehouse.domain.event_types import EventType
-from gatehouse.portal.openapi import OPERATIONS as portal_operations
 from gatehouse.portal.routes import router as portal_router
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
@@ -131,7 +130,6 @@ def _add_operational_routes(app: FastAPI, runtime: Runtime) -> None:
 
 OPERATIONS: dict[tuple[str, str], openapi.Op] = {
     **verify_operations,
-    **portal_operations,
 }
 
 DESCRIPTION = """Gatehouse: onboarding (KYC/KYB) platform.
