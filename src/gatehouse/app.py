@@ -24,7 +24,6 @@ from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from gatehouse.staff.routes import router as staff_router
 from gatehouse.verification import schemas as verification_schemas
-from gatehouse.verify.openapi import OPERATIONS as verify_operations
 from gatehouse.verify.routes import router as verification_router
 from gatehouse.web import dispatch, handlers, openapi, readiness
 from gatehouse.web.edge import EdgeMiddleware
@@ -128,10 +127,6 @@ def _add_operational_routes(app: FastAPI, runtime: Runtime) -> None:
         )
 
 
-OPERATIONS: dict[tuple[str, str], openapi.Op] = {
-    **verify_operations,
-}
-
 DESCRIPTION = """Gatehouse: onboarding (KYC/KYB) platform.
 
 Four JSON surfaces, each with its own credential: the tenant API (`/v1`, an API key as a
@@ -147,9 +142,7 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI 3.1 document (docs/api-reference.md), built once per app."""
     if app.openapi_schema:
         return app.openapi_schema
-    document = openapi.build_document(
-        app, webhook_section(), description=DESCRIPTION, operations=OPERATIONS
-    )
+    document = openapi.build_document(app, webhook_section(), description=DESCRIPTION)
     app.openapi_schema = document
     return document
 

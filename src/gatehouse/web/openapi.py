@@ -44,7 +44,6 @@ from gatehouse.web.openapi_ops import (
     PAGE_SIZE,
     Media,
     Op,
-    OperationTable,
     Query,
     declared_operations,
     listing,
@@ -64,7 +63,6 @@ __all__ = [
     "PAGE_SIZE",
     "Media",
     "Op",
-    "OperationTable",
     "Query",
     "Webhook",
     "all_operations",
@@ -94,11 +92,10 @@ def build_document(
     webhooks: Mapping[str, Webhook],
     *,
     description: str,
-    operations: OperationTable | None = None,
 ) -> dict[str, Any]:
     """The whole document: FastAPI's paths, each completed from the `Op` its route declares
     (web/openapi_ops.py), and `webhooks`."""
-    declared = {**declared_operations(app.routes), **(operations or {})}
+    declared = declared_operations(app.routes)
     generated = get_openapi(
         title=app.title,
         version=app.version,

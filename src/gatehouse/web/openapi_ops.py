@@ -86,9 +86,6 @@ class Op:
         return endpoint
 
 
-OperationTable = Mapping[tuple[str, str], Op]
-
-
 def declared_operations(routes: Sequence[BaseRoute]) -> dict[tuple[str, str], Op]:
     """(METHOD, path) -> the `Op` its route function was decorated with."""
     table: dict[tuple[str, str], Op] = {}
