@@ -50,6 +50,7 @@ from gatehouse.staff.examples import (
     TENANT_FILTER,
 )
 from gatehouse.staff.schemas import AssignmentBody, DecisionBody, NoteBody, RaiseBody
+from gatehouse.staff.shells import read_answer, write_answer
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
@@ -119,9 +120,9 @@ async def read_application(
 ) -> Response:
     """One application, in the tenant read's shape (analyst+); erased is 404."""
     require_role(staff, Role.ANALYST)
-    async with runtime.db.read() as session:
-        result = await case_reads.read_application(session, client_id)
-    return json_response(200, result)
+    return await read_answer(
+        runtime, lambda session: case_reads.read_application(session, client_id)
+    )
 
 
 @router.post("/applications/{client_id}/decisions", openapi_extra=body_schema(DecisionBody))
@@ -142,18 +143,21 @@ async def decide(
     """approve / countersign / reject_proposal / reject / hold / release → 200 application."""
     require_role(staff, Role.ANALYST)
     body = await parse_body(request, DecisionBody)
-    async with runtime.db.write() as session:
-        result = await decisions.make_decision(
+    return await write_answer(
+        request,
+        staff,
+        runtime,
+        lambda session, ctx: decisions.make_decision(
             session,
-            write_context(request, staff),
+            ctx,
             staff,
             client_id,
             action=body.action,
             comment=body.comment,
             rejection_reason=body.rejectionReason,
             acknowledgement=body.acknowledgeUnsatisfied,
-        )
-        return await respond(request, session, 200, result)
+        ),
+    )
 
 
 @router.post("/applications/{client_id}/info-requests", openapi_extra=body_schema(RaiseBody))
@@ -176,12 +180,15 @@ async def raise_info_request(
     """Raise an information request → 201 request (docs/reference/tenant-api.md §2.8 shape)."""
     require_role(staff, Role.ANALYST)
     body = await parse_body(request, RaiseBody)
-    async with runtime.db.write() as session:
-        ctx = write_context(request, staff)
-        result = await info_requests.raise_request(
+    return await write_answer(
+        request,
+        staff,
+        runtime,
+        lambda session, ctx: info_requests.raise_request(
             session, ctx, staff, client_id, comment=body.comment, items=body.items
-        )
-        return await respond(request, session, 201, result)
+        ),
+        201,
+    )
 
 
 def _item_route(move: info_requests.ItemMove) -> Callable[..., Awaitable[Response]]:
@@ -189,10 +196,12 @@ def _item_route(move: info_requests.ItemMove) -> Callable[..., Awaitable[Respons
         request_id: str, item_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
     ) -> Response:
         require_role(staff, Role.ANALYST)
-        async with runtime.db.write() as session:
-            ctx = write_context(request, staff)
-            result = await move(session, ctx, staff, request_id=request_id, item_id=item_id)
-            return await respond(request, session, 200, result)
+        return await write_answer(
+            request,
+            staff,
+            runtime,
+            lambda session, ctx: move(session, ctx, staff, request_id=request_id, item_id=item_id),
+        )
 
     return route
 
@@ -202,10 +211,12 @@ def _request_route(move: info_requests.RequestMove) -> Callable[..., Awaitable[R
         request_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
     ) -> Response:
         require_role(staff, Role.ANALYST)
-        async with runtime.db.write() as session:
-            ctx = write_context(request, staff)
-            result = await move(session, ctx, staff, request_id=request_id)
-            return await respond(request, session, 200, result)
+        return await write_answer(
+            request,
+            staff,
+            runtime,
+            lambda session, ctx: move(session, ctx, staff, request_id=request_id),
+        )
 
     return route
 
@@ -290,9 +301,7 @@ async def _paged_read(
     """The shared body of the paged reads below: analyst+, only `limit` and `cursor`."""
     require_role(staff, Role.ANALYST)
     _values, page = _query(request, ("limit", "cursor"))
-    async with runtime.db.read() as session:
-        result = await read(session, runtime.crypto, owner_id, page)
-    return json_response(200, result)
+    return await read_answer(runtime, lambda session: read(session, runtime.crypto, owner_id, page))
 
 
 @router.get("/applications/{client_id}/audit")
@@ -342,10 +351,13 @@ async def add_note(
     (docs/reference/staff-api.md §12.2)."""
     require_role(staff, Role.ANALYST)
     body = await parse_body(request, NoteBody)
-    async with runtime.db.write() as session:
-        ctx = write_context(request, staff)
-        result = await notes.add_note(session, ctx, staff, client_id, body.text)
-        return await respond(request, session, 201, result)
+    return await write_answer(
+        request,
+        staff,
+        runtime,
+        lambda session, ctx: notes.add_note(session, ctx, staff, client_id, body.text),
+        201,
+    )
 
 
 @router.get("/applications/{client_id}/notes")
@@ -380,8 +392,9 @@ async def assign(
             "staffId",
             "not a staff id",
         )
-    async with runtime.db.write() as session:
-        result = await assignment.assign(
-            session, write_context(request, staff), client_id, assignee
-        )
-        return await respond(request, session, 200, result)
+    return await write_answer(
+        request,
+        staff,
+        runtime,
+        lambda session, ctx: assignment.assign(session, ctx, client_id, assignee),
+    )

@@ -21,12 +21,11 @@ from gatehouse.risk.service import override_risk
 from gatehouse.screening.schemas import Hit, Screening, ScreeningRequested, WatchLists
 from gatehouse.screening.service import read_screening, resolve_hit, run_screening, watch_lists
 from gatehouse.staff.examples import ANALYST, COMMENT, HIT_EXAMPLE, MLRO, RISK_EXAMPLE
+from gatehouse.staff.shells import read_answer, write_answer
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body
-from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffUser
 from gatehouse.web.openapi import Op, nullable
-from gatehouse.web.responses import json_response
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: screening"])
 
@@ -65,8 +64,7 @@ class OverrideBody(BaseModel):
 async def get_lists(request: Request, staff: StaffUser, runtime: RuntimeDep) -> Response:
     """The watchlists in force (analyst+)."""
     require_role(staff, Role.ANALYST)
-    async with runtime.db.read() as session:
-        return json_response(200, await watch_lists(session))
+    return await read_answer(runtime, watch_lists)
 
 
 @router.get("/applications/{client_id}/screening")
@@ -86,8 +84,7 @@ async def get_screening(
 ) -> Response:
     """`{status, screenedAt, data}` (analyst+)."""
     require_role(staff, Role.ANALYST)
-    async with runtime.db.read() as session:
-        return json_response(200, await read_screening(session, client_id))
+    return await read_answer(runtime, lambda session: read_screening(session, client_id))
 
 
 @router.post("/applications/{client_id}/screening/run")
@@ -105,9 +102,9 @@ async def post_screening_run(
 ) -> Response:
     """Queue a screening now → 202 (analyst+)."""
     require_role(staff, Role.ANALYST)
-    async with runtime.db.write() as session:
-        result = await run_screening(session, write_context(request, staff), client_id)
-    return json_response(202, result)
+    return await write_answer(
+        request, staff, runtime, lambda session, ctx: run_screening(session, ctx, client_id), 202
+    )
 
 
 @router.post("/screening-hits/{hit_id}/resolve", openapi_extra=body_schema(ResolveBody))
@@ -132,16 +129,14 @@ async def post_resolve(
     resolved hit: mlro+)."""
     require_role(staff, Role.ANALYST)
     body = await parse_body(request, ResolveBody)
-    async with runtime.db.write() as session:
-        hit = await resolve_hit(
-            session,
-            write_context(request, staff),
-            staff,
-            hit_id,
-            resolution=body.resolution,
-            comment=body.comment,
-        )
-    return json_response(200, hit)
+    return await write_answer(
+        request,
+        staff,
+        runtime,
+        lambda session, ctx: resolve_hit(
+            session, ctx, staff, hit_id, resolution=body.resolution, comment=body.comment
+        ),
+    )
 
 
 @router.get("/applications/{client_id}/risk")
@@ -157,8 +152,7 @@ async def get_risk(
 ) -> Response:
     """`{level, score, factors, computedLevel, override}` (analyst+)."""
     require_role(staff, Role.ANALYST)
-    async with runtime.db.read() as session:
-        return json_response(200, await risk_view(session, client_id))
+    return await read_answer(runtime, lambda session: risk_view(session, client_id))
 
 
 @router.post("/applications/{client_id}/risk/override", openapi_extra=body_schema(OverrideBody))
@@ -181,13 +175,11 @@ async def post_risk_override(
     """Set (or clear with `level: null`) the effective level, with a reason (mlro+)."""
     require_role(staff, Role.MLRO)
     body = await parse_body(request, OverrideBody)
-    async with runtime.db.write() as session:
-        risk = await override_risk(
-            session,
-            write_context(request, staff),
-            staff,
-            client_id,
-            level=body.level,
-            reason=body.reason,
-        )
-    return json_response(200, risk)
+    return await write_answer(
+        request,
+        staff,
+        runtime,
+        lambda session, ctx: override_risk(
+            session, ctx, staff, client_id, level=body.level, reason=body.reason
+        ),
+    )
