@@ -136,7 +136,7 @@ def _apply_access(operation: dict[str, Any], op: Op, surface: str) -> None:
 
 
 def _apply_parameters(operation: dict[str, Any], op: Op, surface: str, write: bool) -> None:
-    """Path parameters by their published names, the table's query parameters, and the
+    """Path parameters by their published names, the `Op`'s query parameters, and the
     Idempotency-Key header of the tenant API's writes."""
     parameters = [p for p in operation.get("parameters", []) if p.get("in") != "query"]
     for parameter in parameters:
@@ -184,7 +184,7 @@ def _apply_body(operation: dict[str, Any], op: Op, schemas: Schemas) -> None:
 
 
 def _responses(op: Op, surface: str, method: str, path: str, schemas: Schemas) -> dict[str, Any]:
-    """The documented answers, then the error answers the surface and the table name."""
+    """The documented answers, then the error answers the surface and the `Op` name."""
     write = method != "get"
     responses: dict[str, Any] = {}
     for status, kind in sorted(op.ok.items()):
