@@ -7,7 +7,11 @@ from starlette.responses import Response
 
 from gatehouse.api.examples import EMAIL_BODY, PAGING, READ, WRITE
 from gatehouse.api.schemas import ProvisionBody
-from gatehouse.applications.examples import APPLICATION_EXAMPLE, SUMMARY_EXAMPLE
+from gatehouse.applications.examples import (
+    APPLICATION_EXAMPLE,
+    DOCUMENT_EXAMPLE,
+    SUMMARY_EXAMPLE,
+)
 from gatehouse.applications.queries.snapshot import read_application_view
 from gatehouse.applications.schemas import (
     Application,
@@ -200,18 +204,7 @@ async def get_checklist(
     "List an application's documents (metadata only)",
     {200: DocumentList},
     access=READ,
-    answer_example={
-        "data": [
-            {
-                "documentId": "doc_1a2b3c4d5e6f",
-                "type": "passport",
-                "status": "uploaded",
-                "contentType": "application/pdf",
-                "sizeBytes": 48211,
-                "uploadedAt": "2026-11-21T15:40:02.331Z",
-            }
-        ]
-    },
+    answer_example={"data": [DOCUMENT_EXAMPLE]},
 )
 async def get_documents(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
