@@ -49,6 +49,7 @@ from gatehouse.staff.examples import (
     STAFF_SUMMARY_EXAMPLE,
     TENANT_FILTER,
 )
+from gatehouse.staff.info_request_moves import item_route, request_route
 from gatehouse.staff.schemas import AssignmentBody, DecisionBody, NoteBody, RaiseBody
 from gatehouse.staff.shells import read_answer, write_answer
 from gatehouse.web.auth import require_role
@@ -191,66 +192,12 @@ async def raise_info_request(
     )
 
 
-def _item_route(move: info_requests.ItemMove) -> Callable[..., Awaitable[Response]]:
-    async def route(
-        request_id: str, item_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
-    ) -> Response:
-        require_role(staff, Role.ANALYST)
-        return await write_answer(
-            request,
-            staff,
-            runtime,
-            lambda session, ctx: move(session, ctx, staff, request_id=request_id, item_id=item_id),
-        )
-
-    return route
-
-
-def _request_route(move: info_requests.RequestMove) -> Callable[..., Awaitable[Response]]:
-    async def route(
-        request_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
-    ) -> Response:
-        require_role(staff, Role.ANALYST)
-        return await write_answer(
-            request,
-            staff,
-            runtime,
-            lambda session, ctx: move(session, ctx, staff, request_id=request_id),
-        )
-
-    return route
-
-
-def _info_request_op(operation_id: str, summary: str) -> Op:
-    """A staff move on an information request or one of its items: it answers the request."""
-    return Op(
-        operation_id,
-        summary,
-        {200: InfoRequest},
-        access=ANALYST,
-        errors=(410,),
-        answer_example=INFO_REQUEST_EXAMPLE,
-    )
-
-
-# Each move's operation in /openapi.json: it answers the information request.
-INFO_REQUEST_OPS = {
-    "accept": _info_request_op("acceptInfoRequestItem", "Accept an item of an information request"),
-    "reopen": _info_request_op("reopenInfoRequestItem", "Reopen an item of an information request"),
-    "close": _info_request_op("closeInfoRequest", "Close an information request"),
-    "cancel": _info_request_op("cancelInfoRequest", "Cancel an information request"),
-    "remind": _info_request_op(
-        "remindInfoRequest", "Remind the applicant of an open information request"
-    ),
-}
-
-
 # accept, reopen: POST /info-requests/{request_id}/items/{item_id}/…; close, cancel:
 # POST /info-requests/{request_id}/… (docs/reference/staff-api.md §6.5, §6.6).
 for _name, _item_move in info_requests.ITEM_MOVES.items():
     router.add_api_route(
         f"/info-requests/{{request_id}}/items/{{item_id}}/{_name}",
-        INFO_REQUEST_OPS[_name](_item_route(_item_move)),
+        item_route(_name, _item_move),
         methods=["POST"],
         name=f"{_name}_item",
         description=_item_move.__doc__,
@@ -258,7 +205,7 @@ for _name, _item_move in info_requests.ITEM_MOVES.items():
 for _name, _request_move in info_requests.REQUEST_MOVES.items():
     router.add_api_route(
         f"/info-requests/{{request_id}}/{_name}",
-        INFO_REQUEST_OPS[_name](_request_route(_request_move)),
+        request_route(_name, _request_move),
         methods=["POST"],
         name=f"{_name}_info_request",
         description=_request_move.__doc__,
