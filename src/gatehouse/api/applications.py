@@ -5,11 +5,26 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse.api.examples import EMAIL_BODY, PAGING, READ, WRITE
 from gatehouse.api.schemas import ProvisionBody
+from gatehouse.applications.examples import (
+    APPLICATION_EXAMPLE,
+    DOCUMENT_EXAMPLE,
+    SUMMARY_EXAMPLE,
+)
 from gatehouse.applications.queries.snapshot import read_application_view
+from gatehouse.applications.schemas import (
+    Application,
+    ApplicationPage,
+    Checklist,
+    DecisionList,
+    DocumentList,
+    InfoRequestList,
+)
 from gatehouse.applications.service import reads
 from gatehouse.applications.service.listing import list_applications, parse_list_query
 from gatehouse.applications.service.provisioning import create_application
+from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import not_found
 from gatehouse.storage.tx_statements import Tx
 from gatehouse.web.auth import runtime_of
@@ -21,12 +36,26 @@ from gatehouse.web.dependencies import (
     WriteApplications,
     read_access,
 )
+from gatehouse.web.openapi import Op, Query, listing, status_filter
 from gatehouse.web.responses import json_response, respond
 
 router = APIRouter(tags=["applications"])
 
 
 @router.post("/v1/applications", openapi_extra=body_schema(ProvisionBody))
+@Op(
+    "createApplication",
+    "Create an application (or get the existing one for this identity)",
+    {201: Application, 200: Application},
+    access=WRITE,
+    errors=(410,),
+    ok_descriptions={
+        201: "Created.",
+        200: "An application with this identity already exists; it is answered unchanged.",
+    },
+    example={**EMAIL_BODY, "companyName": "Acme Trading LLC"},
+    answer_example=APPLICATION_EXAMPLE,
+)
 async def post_application(
     request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
@@ -50,6 +79,23 @@ async def post_application(
 
 
 @router.get("/v1/applications")
+@listing(
+    "listApplications",
+    "List applications, most recently changed first",
+    ApplicationPage,
+    READ,
+    SUMMARY_EXAMPLE,
+    paging=PAGING,
+    filters=(
+        status_filter("applications", ApplicationStatus),
+        Query("externalRef", "Only applications with this externalRef."),
+        Query(
+            "updatedSince",
+            "Only applications with updatedAt at or after this RFC 3339 time.",
+            {"type": "string", "format": "date-time"},
+        ),
+    ),
+)
 async def get_applications(request: Request) -> Response:
     """The paged list: `{data, nextCursor, hasMore}` (docs/reference/tenant-api.md §5.11).
 
@@ -64,6 +110,13 @@ async def get_applications(request: Request) -> Response:
 
 
 @router.get("/v1/applications/{client_id}")
+@Op(
+    "getApplication",
+    "Get an application",
+    {200: Application},
+    access=READ,
+    answer_example=APPLICATION_EXAMPLE,
+)
 async def get_application(request: Request, client_id: str) -> Response:
     """The application (docs/reference/tenant-api.md §5.3); missing, foreign and erased are one 404.
 
@@ -78,6 +131,13 @@ async def get_application(request: Request, client_id: str) -> Response:
 
 
 @router.get("/v1/applications/{client_id}/info-requests")
+@Op(
+    "listInfoRequests",
+    "List an application's information requests, highest seq first",
+    {200: InfoRequestList},
+    access=READ,
+    answer_example={"data": []},
+)
 async def get_info_requests(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
@@ -88,6 +148,24 @@ async def get_info_requests(
 
 
 @router.get("/v1/applications/{client_id}/decisions")
+@Op(
+    "listDecisions",
+    "List an application's decisions, newest first",
+    {200: DecisionList},
+    access=READ,
+    answer_example={
+        "data": [
+            {
+                "action": "approve",
+                "fromStatus": "pending",
+                "toStatus": "pending_approval",
+                "byRole": "analyst",
+                "comment": None,
+                "at": "2026-11-22T11:00:00.000Z",
+            }
+        ]
+    },
+)
 async def get_decisions(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
@@ -98,6 +176,24 @@ async def get_decisions(
 
 
 @router.get("/v1/applications/{client_id}/checklist")
+@Op(
+    "getChecklist",
+    "Get an application's checklist and what satisfies it",
+    {200: Checklist},
+    access=READ,
+    answer_example={
+        "data": [
+            {
+                "key": "passport",
+                "label": "Passport",
+                "kind": "document",
+                "required": True,
+                "satisfied": False,
+                "satisfiedAt": None,
+            }
+        ]
+    },
+)
 async def get_checklist(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
@@ -108,6 +204,13 @@ async def get_checklist(
 
 
 @router.get("/v1/applications/{client_id}/documents")
+@Op(
+    "listDocuments",
+    "List an application's documents (metadata only)",
+    {200: DocumentList},
+    access=READ,
+    answer_example={"data": [DOCUMENT_EXAMPLE]},
+)
 async def get_documents(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
