@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.applications.service.access import lock_application, unlock_application
+from gatehouse.applications import lock_application, unlock_application
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications
 from gatehouse.web.responses import respond

@@ -5,11 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse import applications
 from gatehouse.api.schemas import ProvisionBody
-from gatehouse.applications.queries.snapshot import read_application_view
-from gatehouse.applications.service import reads
-from gatehouse.applications.service.listing import list_applications, parse_list_query
-from gatehouse.applications.service.provisioning import create_application
+from gatehouse.applications import (
+    create_application,
+    list_applications,
+    parse_list_query,
+    read_application_view,
+)
 from gatehouse.errors import not_found
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.body import body_schema, parse_body
@@ -68,7 +71,7 @@ async def get_application(request: Request, client_id: str) -> Response:
     runtime = runtime_of(request)
     view = await read_application_view(runtime.db, principal.tenant_id, client_id)
     if view is None:
-        raise not_found(reads.APPLICATION_NOT_FOUND)
+        raise not_found(applications.APPLICATION_NOT_FOUND)
     return json_response(200, view)
 
 
@@ -78,7 +81,7 @@ async def get_info_requests(
 ) -> Response:
     """Information requests, highest seq first (docs/reference/tenant-api.md §5.4)."""
     async with runtime.db.read() as session:
-        view = await reads.read_info_requests(session, principal.tenant_id, client_id)
+        view = await applications.read_info_requests(session, principal.tenant_id, client_id)
     return json_response(200, view)
 
 
@@ -88,7 +91,7 @@ async def get_decisions(
 ) -> Response:
     """Decision history, newest first (docs/reference/tenant-api.md §5.12)."""
     async with runtime.db.read() as session:
-        view = await reads.read_decisions(session, principal.tenant_id, client_id)
+        view = await applications.read_decisions(session, principal.tenant_id, client_id)
     return json_response(200, view)
 
 
@@ -98,7 +101,7 @@ async def get_checklist(
 ) -> Response:
     """The intake's checklist and what satisfies it (docs/reference/tenant-api.md §5.13)."""
     async with runtime.db.read() as session:
-        view = await reads.read_checklist(session, principal.tenant_id, client_id)
+        view = await applications.read_checklist(session, principal.tenant_id, client_id)
     return json_response(200, view)
 
 
@@ -108,5 +111,5 @@ async def get_documents(
 ) -> Response:
     """Document metadata only (docs/reference/tenant-api.md §5.14)."""
     async with runtime.db.read() as session:
-        view = await reads.read_documents(session, principal.tenant_id, client_id)
+        view = await applications.read_documents(session, principal.tenant_id, client_id)
     return json_response(200, view)

@@ -7,12 +7,12 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
-from gatehouse.consoles import service as consoles
+from gatehouse import consoles
 from gatehouse.web.body import parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import AnyTenantKey, ManageWebhooks, RuntimeDep
 from gatehouse.web.responses import json_response, respond
-from gatehouse.webhooks.catalogue import catalogue
+from gatehouse.webhooks import catalogue
 
 router = APIRouter()
 

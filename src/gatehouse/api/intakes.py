@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from gatehouse.intakes.service import list_intake_labels
+from gatehouse.intakes import list_intake_labels
 from gatehouse.web.dependencies import ReadApplications, RuntimeDep
 from gatehouse.web.responses import json_response
 

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gatehouse.api.schemas import LoginSessionBody, ReissueBody
-from gatehouse.applications.service.provisioning import create_login_session
-from gatehouse.members.service import reissue_login_session
+from gatehouse.applications import create_login_session
+from gatehouse.members import reissue_login_session
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications

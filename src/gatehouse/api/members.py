@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gatehouse.api.schemas import MemberBody
-from gatehouse.members.service import add_member, remove_member
+from gatehouse.members import add_member, remove_member
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications

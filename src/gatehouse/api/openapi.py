@@ -4,8 +4,9 @@ and examples. Request bodies come from the routes' `body_schema` (web/body.py)."
 
 from __future__ import annotations
 
-from gatehouse.applications.examples import APPLICATION_EXAMPLE, SUMMARY_EXAMPLE
-from gatehouse.applications.schemas import (
+from gatehouse.applications import (
+    APPLICATION_EXAMPLE,
+    SUMMARY_EXAMPLE,
     AccessState,
     Application,
     ApplicationPage,
@@ -17,12 +18,12 @@ from gatehouse.applications.schemas import (
     Member,
     SignInLink,
 )
-from gatehouse.consoles.schemas import ConsoleLinkView
+from gatehouse.consoles import ConsoleLinkView
 from gatehouse.domain.principals import Scope
 from gatehouse.domain.sandbox import SIMULATE_ACTIONS
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
-from gatehouse.intakes.schemas import IntakeList
+from gatehouse.intakes import IntakeList
 from gatehouse.web.openapi import (
     CURSOR,
     PAGE_SIZE,
@@ -32,10 +33,10 @@ from gatehouse.web.openapi import (
     listing,
     status_filter,
 )
-from gatehouse.webhooks.catalogue import EventTypeList
-from gatehouse.webhooks.schemas import (
+from gatehouse.webhooks import (
     CreatedWebhookEndpoint,
     DeliveryPage,
+    EventTypeList,
     RotatedSecret,
     WebhookEndpoint,
     WebhookEndpointList,

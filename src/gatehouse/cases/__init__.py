@@ -1,1 +1,53 @@
 """cases."""
+
+from gatehouse.cases.assignment import assign, colleagues
+from gatehouse.cases.audit import application_audit, tenant_audit
+from gatehouse.cases.case_file import CaseFile, RequestWithItems, case_file
+from gatehouse.cases.notes import add_note, list_notes
+from gatehouse.cases.queries import list_applications, read_application, staff_application_view
+from gatehouse.cases.queue import (
+    intake_choices,
+    parse_queue_filters,
+    queue_page,
+    sandbox_tenants,
+    tenant_choices,
+)
+from gatehouse.cases.schemas import (
+    Assignment,
+    AuditPage,
+    AuditRecord,
+    Note,
+    NotePage,
+    StaffApplication,
+    StaffApplicationPage,
+)
+from gatehouse.cases.service import application_for_write, publish_status_change
+
+__all__ = [
+    "Assignment",
+    "AuditPage",
+    "AuditRecord",
+    "CaseFile",
+    "Note",
+    "NotePage",
+    "RequestWithItems",
+    "StaffApplication",
+    "StaffApplicationPage",
+    "add_note",
+    "application_audit",
+    "application_for_write",
+    "assign",
+    "case_file",
+    "colleagues",
+    "intake_choices",
+    "list_applications",
+    "list_notes",
+    "parse_queue_filters",
+    "publish_status_change",
+    "queue_page",
+    "read_application",
+    "sandbox_tenants",
+    "staff_application_view",
+    "tenant_audit",
+    "tenant_choices",
+]

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
+from gatehouse import applications
 from gatehouse.crypto import Crypto
 from gatehouse.errors import not_found
 from gatehouse.paging import (
@@ -61,7 +61,7 @@ async def application_audit(
     The trail outlives erasure (it holds ids only), so an erased application's
     trail stays readable; an unknown clientId is 404.
     """
-    if await repo.application_by_id(session, client_id) is None:
+    if await applications.application_by_id(session, client_id) is None:
         raise not_found("No application with this clientId.")
     scope = CursorScope("staff_audit_application", STAFF, {"clientId": client_id})
     return await _page(session, crypto, scope, AuditEntry.application_id == client_id, page)

@@ -10,10 +10,12 @@ from typing import Any, overload
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.schemas import Application as ApplicationView
-from gatehouse.applications.schemas import ApplicationSummary
-from gatehouse.applications.service.reads import load_application_view
-from gatehouse.applications.views import application_summary_view
+from gatehouse.applications import Application as ApplicationView
+from gatehouse.applications import (
+    ApplicationSummary,
+    application_summary_view,
+    load_application_view,
+)
 from gatehouse.cases.schemas import StaffApplication, StaffApplicationSummary
 from gatehouse.cases.service import application_for_read
 from gatehouse.crypto import Crypto

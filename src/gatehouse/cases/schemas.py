@@ -6,7 +6,7 @@ from typing import Literal
 
 from typing_extensions import TypedDict
 
-from gatehouse.applications.schemas import Application, ApplicationSummary
+from gatehouse.applications import Application, ApplicationSummary
 
 
 class StaffApplicationSummary(ApplicationSummary):

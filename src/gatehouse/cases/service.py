@@ -9,7 +9,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
+from gatehouse import applications
 from gatehouse.domain import events
 from gatehouse.domain.status import EVENT_STATUS_CHANGED
 from gatehouse.errors import (
@@ -17,14 +17,14 @@ from gatehouse.errors import (
     not_found,
 )
 from gatehouse.storage.tables.applications import Application
-from gatehouse.webhooks.outbox import publish
+from gatehouse.webhooks import publish
 
 APPLICATION_NOT_FOUND = "No application with this clientId."
 
 
 async def application_for_write(session: AsyncSession, client_id: str) -> Application:
     """The row-locked application; 404 when missing, 410 when erased."""
-    application = await repo.application_by_id(session, client_id, for_update=True)
+    application = await applications.application_by_id(session, client_id, for_update=True)
     if application is None:
         raise not_found(APPLICATION_NOT_FOUND)
     if application.erased_at is not None:
@@ -34,7 +34,7 @@ async def application_for_write(session: AsyncSession, client_id: str) -> Applic
 
 async def application_for_read(session: AsyncSession, client_id: str) -> Application:
     """The application for a staff read; missing and erased are the same 404."""
-    application = await repo.application_by_id(session, client_id)
+    application = await applications.application_by_id(session, client_id)
     if application is None or application.erased_at is not None:
         raise not_found(APPLICATION_NOT_FOUND)
     return application

@@ -2,17 +2,23 @@
 
 from gatehouse.consoles.schemas import ConsoleLinkView
 from gatehouse.consoles.service import (
+    IDLE_TIMEOUT,
+    SESSION_LIFETIME,
     LinkUnusable,
     LiveConsole,
     OpenedConsole,
     create_link,
     end_session,
     find_session,
+    keep_secret_for_next_page,
     link_is_usable,
     redeem_link,
+    take_secret,
 )
 
 __all__ = [
+    "IDLE_TIMEOUT",
+    "SESSION_LIFETIME",
     "ConsoleLinkView",
     "LinkUnusable",
     "LiveConsole",
@@ -20,6 +26,8 @@ __all__ = [
     "create_link",
     "end_session",
     "find_session",
+    "keep_secret_for_next_page",
     "link_is_usable",
     "redeem_link",
+    "take_secret",
 ]

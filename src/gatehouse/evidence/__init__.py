@@ -4,4 +4,8 @@ from gatehouse.evidence.pdf import render_pdf
 from gatehouse.evidence.schemas import EvidencePack
 from gatehouse.evidence.service import evidence_pack
 
-__all__ = ["EvidencePack", "evidence_pack", "render_pdf"]
+__all__ = [
+    "EvidencePack",
+    "evidence_pack",
+    "render_pdf",
+]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.applicants.schemas import FormDraft, PortalMe
-from gatehouse.applications.examples import DOCUMENT_EXAMPLE, INFO_REQUEST_EXAMPLE
-from gatehouse.applications.schemas import (
+from gatehouse.applicants import FormDraft, PortalMe
+from gatehouse.applications import (
+    DOCUMENT_EXAMPLE,
+    INFO_REQUEST_EXAMPLE,
     Document,
     DocumentList,
     InfoRequest,

@@ -1,1 +1,12 @@
 """Sandbox tenants: simulated applicant and staff steps (docs/sandbox.md)."""
+
+from gatehouse.sandbox.queries import is_sandbox_tenant, link_in_sandbox
+from gatehouse.sandbox.service import SimulatedActor, Simulation, simulate
+
+__all__ = [
+    "SimulatedActor",
+    "Simulation",
+    "is_sandbox_tenant",
+    "link_in_sandbox",
+    "simulate",
+]

@@ -23,21 +23,19 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applicants.service import mark_submitted
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import Application as ApplicationView
-from gatehouse.applications.service.guards import refusal_error
-from gatehouse.applications.service.reads import get_tenant_application, load_application_view
+from gatehouse import applications
+from gatehouse.applicants import mark_submitted
+from gatehouse.applications import Application as ApplicationView
+from gatehouse.applications import get_tenant_application, load_application_view, refusal_error
 from gatehouse.audit.context import WriteContext
-from gatehouse.decisions.service import make_decision
+from gatehouse.decisions import make_decision
 from gatehouse.domain import info_requests as request_rules
 from gatehouse.domain import sandbox as rules
 from gatehouse.domain.access import Refusal
 from gatehouse.domain.principals import StaffPrincipal, TenantPrincipal
 from gatehouse.domain.status import APPROVE, COUNTERSIGN
 from gatehouse.errors import failed_precondition, gone, not_found
-from gatehouse.info_requests.queries import load_request
-from gatehouse.info_requests.service import raise_request, record_answer
+from gatehouse.info_requests import load_request, raise_request, record_answer
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tables.core import Tenant
 
@@ -124,7 +122,7 @@ async def _respond(
     """Answer every item still owed (open or reopened) of every open request, oldest first."""
     requests = [
         request
-        for request in reversed(await repo.info_requests_of(session, application.id))
+        for request in reversed(await applications.info_requests_of(session, application.id))
         if request.status == request_rules.REQUEST_OPEN
     ]
     answer = (step.comment or "").strip() or rules.DEFAULT_ANSWER

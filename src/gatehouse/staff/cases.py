@@ -13,17 +13,12 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
-from gatehouse.cases import assignment, notes
-from gatehouse.cases import audit as audit_reads
-from gatehouse.cases import queries as case_reads
+from gatehouse import cases, decisions, erasure, info_requests
 from gatehouse.crypto import Crypto
-from gatehouse.decisions import service as decisions
 from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import STATUSES
-from gatehouse.erasure import service as erasure
 from gatehouse.errors import invalid_argument
-from gatehouse.info_requests import service as info_requests
 from gatehouse.paging import PageRequest, parse_page, query_values
 from gatehouse.runtime import Runtime
 from gatehouse.staff.schemas import AssignmentBody, DecisionBody, NoteBody, RaiseBody
@@ -62,7 +57,7 @@ async def list_applications(request: Request, staff: StaffUser, runtime: Runtime
     if tenant_id is not None and not tenant_id:
         raise invalid_argument("tenantId must not be empty.", "tenantId", "empty")
     async with runtime.db.read() as session:
-        result = await case_reads.list_applications(
+        result = await cases.list_applications(
             session,
             runtime.crypto,
             tenant_id=tenant_id,
@@ -81,7 +76,7 @@ async def read_application(
     """One application, in the tenant read's shape (analyst+); erased is 404."""
     require_role(staff, Role.ANALYST)
     async with runtime.db.read() as session:
-        result = await case_reads.read_application(session, client_id)
+        result = await cases.read_application(session, client_id)
     return json_response(200, result)
 
 
@@ -205,7 +200,7 @@ async def application_audit(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The application's audit trail, newest first (analyst+)."""
-    return await _paged_read(request, staff, runtime, audit_reads.application_audit, client_id)
+    return await _paged_read(request, staff, runtime, cases.application_audit, client_id)
 
 
 @router.get("/tenants/{tenant_id}/audit")
@@ -213,7 +208,7 @@ async def tenant_audit(
     tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The tenant's audit trail, newest first (analyst+)."""
-    return await _paged_read(request, staff, runtime, audit_reads.tenant_audit, tenant_id)
+    return await _paged_read(request, staff, runtime, cases.tenant_audit, tenant_id)
 
 
 @router.post("/applications/{client_id}/notes", openapi_extra=body_schema(NoteBody))
@@ -226,7 +221,7 @@ async def add_note(
     body = await parse_body(request, NoteBody)
     async with runtime.db.write() as session:
         ctx = write_context(request, staff)
-        result = await notes.add_note(session, ctx, staff, client_id, body.text)
+        result = await cases.add_note(session, ctx, staff, client_id, body.text)
         return await respond(request, session, 201, result)
 
 
@@ -235,7 +230,7 @@ async def list_notes(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The case's internal notes, newest first (analyst+; docs/reference/staff-api.md §12.3)."""
-    return await _paged_read(request, staff, runtime, notes.list_notes, client_id)
+    return await _paged_read(request, staff, runtime, cases.list_notes, client_id)
 
 
 @router.post("/applications/{client_id}/assignment", openapi_extra=body_schema(AssignmentBody))
@@ -253,7 +248,5 @@ async def assign(
             "not a staff id",
         )
     async with runtime.db.write() as session:
-        result = await assignment.assign(
-            session, write_context(request, staff), client_id, assignee
-        )
+        result = await cases.assign(session, write_context(request, staff), client_id, assignee)
         return await respond(request, session, 200, result)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
 from gatehouse.domain.principals import Role
-from gatehouse.intakes.service import create_intake, staff_intake_read, update_intake
+from gatehouse.intakes import create_intake, staff_intake_read, update_intake
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context

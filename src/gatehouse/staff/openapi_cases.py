@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.applications.examples import (
+from gatehouse.applications import (
     APPLICATION_EXAMPLE,
     INFO_REQUEST_EXAMPLE,
     SUMMARY_EXAMPLE,
+    InfoRequest,
 )
-from gatehouse.applications.schemas import InfoRequest
-from gatehouse.cases.schemas import (
+from gatehouse.cases import (
     Assignment,
     AuditPage,
     AuditRecord,
@@ -25,7 +25,7 @@ from gatehouse.domain.info_requests import ItemType
 from gatehouse.domain.principals import Role
 from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import ApplicationStatus, DecisionAction
-from gatehouse.erasure.schemas import Erased
+from gatehouse.erasure import Erased
 from gatehouse.staff.openapi_tenants import TENANT_FILTER
 from gatehouse.web.openapi import (
     BINARY,

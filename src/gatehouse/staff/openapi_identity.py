@@ -3,7 +3,7 @@ tokens (docs/api-reference.md)."""
 
 from __future__ import annotations
 
-from gatehouse.accounts.schemas import (
+from gatehouse.accounts import (
     CreatedPersonalToken,
     CreatedStaffMember,
     Invite,

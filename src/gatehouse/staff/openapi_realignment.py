@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from gatehouse.applications.examples import APPLICATION_EXAMPLE
-from gatehouse.cases.schemas import StaffApplication
+from gatehouse.applications import APPLICATION_EXAMPLE
+from gatehouse.cases import StaffApplication
 from gatehouse.domain.principals import Role
 from gatehouse.realignment import RepairResult
 from gatehouse.web.openapi import Op, OperationTable, nullable

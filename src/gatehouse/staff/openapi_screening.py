@@ -7,8 +7,8 @@ from typing import Any
 
 from gatehouse.domain.principals import Role
 from gatehouse.domain.screening import RESOLUTIONS, RISK_LEVELS
-from gatehouse.risk.schemas import Risk
-from gatehouse.screening.schemas import Hit, Screening, ScreeningRequested, WatchLists
+from gatehouse.risk import Risk
+from gatehouse.screening import Hit, Screening, ScreeningRequested, WatchLists
 from gatehouse.web.openapi import Op, OperationTable, nullable
 
 ANALYST = Role.ANALYST.value

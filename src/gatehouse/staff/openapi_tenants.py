@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.accounts.schemas import (
-    CreatedApiKey,
-    RevokedApiKey,
-    TenantPage,
-    TenantView,
-)
+from gatehouse.accounts import CreatedApiKey, RevokedApiKey, TenantPage, TenantView
 from gatehouse.domain.principals import Role, Scope
 from gatehouse.domain.webhooks import DeliveryStatus
-from gatehouse.intakes.schemas import StaffIntake
+from gatehouse.intakes import StaffIntake
 from gatehouse.web.openapi import (
     Op,
     OperationTable,
@@ -22,7 +17,7 @@ from gatehouse.web.openapi import (
     nullable,
     status_filter,
 )
-from gatehouse.webhooks.schemas import NotificationList, StaffDelivery, StaffDeliveryPage
+from gatehouse.webhooks import NotificationList, StaffDelivery, StaffDeliveryPage
 
 ANALYST = Role.ANALYST.value
 ADMIN = Role.ADMIN.value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gatehouse.domain.principals import Role
 from gatehouse.domain.verification import CallbackStatus
-from gatehouse.verification.schemas import (
+from gatehouse.verification import (
     CallbackPage,
     CreatedVerificationClient,
     CustomerPage,

@@ -14,9 +14,8 @@ from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
 from gatehouse.domain.principals import Role
-from gatehouse.risk import risk_view
-from gatehouse.risk.service import override_risk
-from gatehouse.screening.service import read_screening, resolve_hit, run_screening, watch_lists
+from gatehouse.risk import override_risk, risk_view
+from gatehouse.screening import read_screening, resolve_hit, run_screening, watch_lists
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context

@@ -13,14 +13,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response
 
+from gatehouse import verification
 from gatehouse.domain.numbers import parse_int
 from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.domain.verification import CALLBACK_STATUSES, HIGHEST_STATUS, LOWEST_STATUS
 from gatehouse.errors import invalid_argument, not_found
 from gatehouse.paging import PageRequest, parse_page, query_values
-from gatehouse.verification import clients, customers, schemas
-from gatehouse.verification import queries as listing
-from gatehouse.verification.sweep import sweep_on_demand
+from gatehouse.verification import sweep_on_demand
 from gatehouse.web.auth import authenticate_staff, require_role, runtime_of
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
@@ -49,17 +48,17 @@ def _query(request: Request, filters: tuple[str, ...]) -> tuple[dict[str, str], 
     return values, parse_page(values.get("limit"), values.get("cursor"))
 
 
-@router.post("/clients", status_code=201, openapi_extra=body_schema(schemas.ClientCreate))
+@router.post("/clients", status_code=201, openapi_extra=body_schema(verification.ClientCreate))
 async def create_client(request: Request, staff: Admin) -> Response:
     """Create a verification client (admin+): 201 `{clientUuid, clientSecret, name}`;
     `sandbox: true` makes a sandbox client (docs/sandbox.md)."""
-    body = await parse_body(request, schemas.ClientCreate)
+    body = await parse_body(request, verification.ClientCreate)
     name = body.name.strip()
     if not name:
         raise invalid_argument("name must not be empty.", "name")
     runtime = runtime_of(request)
     async with runtime.db.write() as session:
-        created = await clients.create_client(
+        created = await verification.create_client(
             session,
             runtime,
             write_context(request, staff),
@@ -75,19 +74,19 @@ async def list_clients(request: Request, staff: Analyst) -> Response:
     """Every verification client (analyst+), newest first; never a secret."""
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        data = await clients.list_clients(session)
+        data = await verification.list_clients(session)
     return json_response(200, {"data": data})
 
 
-@router.post("/customers", status_code=201, openapi_extra=body_schema(schemas.CustomerCreate))
+@router.post("/customers", status_code=201, openapi_extra=body_schema(verification.CustomerCreate))
 async def create_customer(request: Request, staff: Analyst) -> Response:
     """Create a customer in Pending (5) (analyst+); `customer_created` for opted-in clients."""
-    body = await parse_body(request, schemas.CustomerCreate)
-    data = schemas.customer_input(body)
+    body = await parse_body(request, verification.CustomerCreate)
+    data = verification.customer_input(body)
     runtime = runtime_of(request)
     async with runtime.db.write() as session:
         ctx = write_context(request, staff)
-        created = await customers.create_customer(session, runtime, ctx, data)
+        created = await verification.create_customer(session, runtime, ctx, data)
         return await respond(request, session, 201, created)
 
 
@@ -97,14 +96,14 @@ async def list_customers(request: Request, staff: Analyst) -> Response:
     values, page_request = _query(request, ("clientUuid", "status", "clientId"))
     status = values.get("status")
     code = None if status is None else parse_int(status, "status", LOWEST_STATUS, HIGHEST_STATUS)
-    filters = listing.CustomerFilters(
+    filters = verification.CustomerFilters(
         client_uuid=values.get("clientUuid") or None,
         status=code,
         client_id=values.get("clientId") or None,
     )
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        page = await listing.list_customers(session, runtime.crypto, filters, page_request)
+        page = await verification.list_customers(session, runtime.crypto, filters, page_request)
     return json_response(200, page)
 
 
@@ -112,20 +111,22 @@ async def list_customers(request: Request, staff: Analyst) -> Response:
 async def get_customer(request: Request, customer_uuid: str, staff: Analyst) -> Response:
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        found = await customers.customer_for_staff(session, customer_uuid)
+        found = await verification.customer_for_staff(session, customer_uuid)
     if found is None:
         raise not_found("No such customer.")
     return json_response(200, found)
 
 
-@router.post("/customers/{customer_uuid}/status", openapi_extra=body_schema(schemas.StatusChange))
+@router.post(
+    "/customers/{customer_uuid}/status", openapi_extra=body_schema(verification.StatusChange)
+)
 async def change_status(request: Request, customer_uuid: str, staff: Analyst) -> Response:
     """Set a customer's status (analyst+): codes 2, 5, 6, 7, 9, 10 only, else 400."""
-    body = await parse_body(request, schemas.StatusChange)
+    body = await parse_body(request, verification.StatusChange)
     reason = body.reason.strip() if body.reason is not None else None
     runtime = runtime_of(request)
     async with runtime.db.write() as session:
-        changed = await customers.change_status(
+        changed = await verification.change_status(
             session,
             runtime,
             write_context(request, staff),
@@ -143,14 +144,14 @@ async def list_callbacks(request: Request, staff: Analyst) -> Response:
     status = values.get("status") or None
     if status is not None and status not in CALLBACK_STATUSES:
         raise invalid_argument(f"status must be one of {', '.join(CALLBACK_STATUSES)}.", "status")
-    filters = listing.CallbackFilters(
+    filters = verification.CallbackFilters(
         client_uuid=values.get("clientUuid") or None,
         status=status,
         customer_uuid=values.get("customerUuid") or None,
     )
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        page = await listing.list_callbacks(session, runtime.crypto, filters, page_request)
+        page = await verification.list_callbacks(session, runtime.crypto, filters, page_request)
     return json_response(200, page)
 
 

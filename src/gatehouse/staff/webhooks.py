@@ -11,13 +11,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse import webhooks
 from gatehouse.paging import query_values
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffAnalyst
 from gatehouse.web.responses import json_response
-from gatehouse.webhooks import deliveries
-from gatehouse.webhooks.health import recent_notifications
-from gatehouse.webhooks.schemas import notification_view
+from gatehouse.webhooks import notification_view, recent_notifications
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: webhooks"])
 
@@ -27,11 +26,11 @@ NOTIFICATION_LIMIT = 200
 @router.get("/deliveries")
 async def list_deliveries(request: Request, staff: StaffAdmin, runtime: RuntimeDep) -> Response:
     """Deliveries of every tenant (filter by `status`, `tenantId`), newest first."""
-    query = deliveries.parse_delivery_query(
+    query = webhooks.parse_delivery_query(
         request.query_params.multi_items(), allowed=frozenset({"tenantId"})
     )
     async with runtime.db.read() as session:
-        page = await deliveries.staff_deliveries(session, runtime.crypto, query)
+        page = await webhooks.staff_deliveries(session, runtime.crypto, query)
     return json_response(200, page)
 
 
@@ -41,7 +40,7 @@ async def replay_delivery(
 ) -> Response:
     """201: a new delivery of the same event id to the same endpoint."""
     async with runtime.db.write() as session:
-        view = await deliveries.replay_delivery(session, write_context(request, staff), delivery_id)
+        view = await webhooks.replay_delivery(session, write_context(request, staff), delivery_id)
     return json_response(201, view)
 
 

@@ -1,1 +1,99 @@
 """The verification area."""
+
+from gatehouse.verification.clients import (
+    CallbackRegistrationError,
+    ClientPrincipal,
+    RegistrationInput,
+    authenticate_client,
+    check_registration,
+    create_client,
+    list_clients,
+    register_callback,
+)
+from gatehouse.verification.customers import (
+    change_status,
+    create_customer,
+    customer_for_client,
+    customer_for_staff,
+)
+from gatehouse.verification.delivery import run_callback_worker, sample_queue
+from gatehouse.verification.erasure import erase_linked_customers
+from gatehouse.verification.links import application_verified
+from gatehouse.verification.queries import (
+    CallbackFilters,
+    CustomerFilters,
+    list_callbacks,
+    list_customers,
+)
+from gatehouse.verification.sandbox import (
+    change_status as change_sandbox_status,
+)
+from gatehouse.verification.sandbox import (
+    create_customer as create_sandbox_customer,
+)
+from gatehouse.verification.sandbox import (
+    customer_input as sandbox_customer_input,
+)
+from gatehouse.verification.sandbox import status_input
+from gatehouse.verification.schemas import (
+    CALLBACK_EXAMPLE,
+    CallbackPage,
+    ClientCreate,
+    CreatedVerificationClient,
+    CustomerCallback,
+    CustomerCreate,
+    CustomerPage,
+    DocumentCreate,
+    RetrievedCustomer,
+    StaffCustomer,
+    StatusChange,
+    SweepResult,
+    VerificationClientList,
+    VerifyMessage,
+    customer_input,
+)
+from gatehouse.verification.sweep import run_expiry_sweep, sweep_on_demand
+
+__all__ = [
+    "CALLBACK_EXAMPLE",
+    "CallbackFilters",
+    "CallbackPage",
+    "CallbackRegistrationError",
+    "ClientCreate",
+    "ClientPrincipal",
+    "CreatedVerificationClient",
+    "CustomerCallback",
+    "CustomerCreate",
+    "CustomerFilters",
+    "CustomerPage",
+    "DocumentCreate",
+    "RegistrationInput",
+    "RetrievedCustomer",
+    "StaffCustomer",
+    "StatusChange",
+    "SweepResult",
+    "VerificationClientList",
+    "VerifyMessage",
+    "application_verified",
+    "authenticate_client",
+    "change_sandbox_status",
+    "change_status",
+    "check_registration",
+    "create_client",
+    "create_customer",
+    "create_sandbox_customer",
+    "customer_for_client",
+    "customer_for_staff",
+    "customer_input",
+    "erase_linked_customers",
+    "list_callbacks",
+    "list_clients",
+    "list_customers",
+    "register_callback",
+    "run_callback_worker",
+    "run_expiry_sweep",
+    "sample_queue",
+    "sandbox_customer_input",
+    "status_input",
+    "sweep_on_demand",
+]

@@ -3,7 +3,7 @@ of this interface but a customer is `{"message"}`, errors included."""
 
 from __future__ import annotations
 
-from gatehouse.verification.schemas import RetrievedCustomer, VerifyMessage
+from gatehouse.verification import RetrievedCustomer, VerifyMessage
 from gatehouse.web.openapi import Op, OperationTable
 
 CUSTOMER_EXAMPLE: RetrievedCustomer = {

@@ -46,7 +46,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from gatehouse.applications.queries.snapshot import SUMMARY_COLUMNS
 from gatehouse.domain.members import ROLE_APPLICANT
-from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL, choose_among
+from gatehouse.intakes import CHOICE_ATTACHED, CHOICE_BY_LABEL, choose_among
 from gatehouse.storage.tables.applications import Application, Member
 from gatehouse.storage.tables.core import AuditEntry
 from gatehouse.storage.tx_statements import TxStatement, run_in

@@ -37,7 +37,7 @@ from gatehouse.domain.principals import TenantPrincipal
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import ALREADY_EXISTS, GatehouseError
 from gatehouse.ids import new_id
-from gatehouse.intakes.service import choose_among
+from gatehouse.intakes import choose_among
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application, Member
 

@@ -134,7 +134,7 @@ async def read_documents(session: AsyncSession, tenant_id: str, client_id: str) 
 
 async def _verified_at(session: AsyncSession, application_id: str) -> datetime | None:
     # Imported here: the verification area depends on applications, not the reverse.
-    from gatehouse.verification.links import application_verified
+    from gatehouse.verification import application_verified
 
     return await application_verified(session, application_id)
 
