@@ -12,7 +12,7 @@ from sqlalchemy import update
 
 from gatehouse.applications.queries import provisioning as store
 from gatehouse.domain.identity import erased_identity, erased_identity_candidates
-from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL
+from gatehouse.intakes import CHOICE_ATTACHED, CHOICE_BY_LABEL
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application
 from tests.api.support import erase, provision

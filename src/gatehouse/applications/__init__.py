@@ -39,6 +39,8 @@ from gatehouse.applications.service.listing import list_applications, parse_list
 from gatehouse.applications.service.provisioning import create_application, create_login_session
 from gatehouse.applications.service.reads import (
     APPLICATION_NOT_FOUND,
+    application_for_read,
+    application_for_write,
     document_view,
     documents_of,
     get_tenant_application,
@@ -71,6 +73,8 @@ __all__ = [
     "Member",
     "SignInLink",
     "application_by_id",
+    "application_for_read",
+    "application_for_write",
     "application_summary_view",
     "create_application",
     "create_login_session",

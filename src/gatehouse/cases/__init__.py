@@ -4,7 +4,7 @@ from gatehouse.cases.assignment import assign, colleagues
 from gatehouse.cases.audit import application_audit, tenant_audit
 from gatehouse.cases.case_file import CaseFile, RequestWithItems, case_file
 from gatehouse.cases.notes import add_note, list_notes
-from gatehouse.cases.queries import list_applications, read_application, staff_application_view
+from gatehouse.cases.queries import list_applications, read_application
 from gatehouse.cases.queue import (
     intake_choices,
     parse_queue_filters,
@@ -20,8 +20,9 @@ from gatehouse.cases.schemas import (
     NotePage,
     StaffApplication,
     StaffApplicationPage,
+    staff_application_view,
 )
-from gatehouse.cases.service import application_for_write, publish_status_change
+from gatehouse.cases.service import publish_status_change
 
 __all__ = [
     "Assignment",
@@ -35,7 +36,6 @@ __all__ = [
     "StaffApplicationPage",
     "add_note",
     "application_audit",
-    "application_for_write",
     "assign",
     "case_file",
     "colleagues",

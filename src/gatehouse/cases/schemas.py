@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, overload
 
 from typing_extensions import TypedDict
 
 from gatehouse.applications import Application, ApplicationSummary
+from gatehouse.storage.tables.applications import Application as ApplicationRow
 
 
 class StaffApplicationSummary(ApplicationSummary):
@@ -77,3 +78,16 @@ class Assignment(TypedDict):
 
     clientId: str
     assignedTo: str | None
+
+
+@overload
+def staff_application_view(application: ApplicationRow, view: Application) -> StaffApplication: ...
+@overload
+def staff_application_view(
+    application: ApplicationRow, view: ApplicationSummary
+) -> StaffApplicationSummary: ...
+def staff_application_view(
+    application: ApplicationRow, view: Application | ApplicationSummary
+) -> StaffApplication | StaffApplicationSummary:
+    """The tenant shape, plus the tenant the application belongs to."""
+    return {**view, "tenantId": application.tenant_id}  # type: ignore[typeddict-item]

@@ -12,11 +12,10 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications import load_application_view, read_checklist
+from gatehouse.applications import application_for_write, load_application_view, read_checklist
 from gatehouse.audit.context import WriteContext
 from gatehouse.cases import (
     StaffApplication,
-    application_for_write,
     publish_status_change,
     staff_application_view,
 )

@@ -25,8 +25,8 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import applications, documents
+from gatehouse.applications import application_for_write
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases import application_for_write
 from gatehouse.domain.identity import erased_identity
 from gatehouse.erasure.events import redact_events
 from gatehouse.erasure.replays import forget_replays

@@ -10,8 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import applications
 from gatehouse.applications import InfoRequest as InfoRequestView
-from gatehouse.applications import info_request_view
-from gatehouse.cases import application_for_write
+from gatehouse.applications import application_for_write, info_request_view
 from gatehouse.domain import info_requests as rules
 from gatehouse.errors import not_found
 from gatehouse.storage.tables.applications import Application, InfoRequest, InfoRequestItem

@@ -16,8 +16,9 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.applications import InfoRequest as InfoRequestView
+from gatehouse.applications import application_for_write
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases import application_for_write, publish_status_change
+from gatehouse.cases import publish_status_change
 from gatehouse.decisions import add_history
 from gatehouse.domain import events
 from gatehouse.domain import info_requests as rules

@@ -15,8 +15,8 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import erasure
+from gatehouse.applications import application_for_write
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases import application_for_write
 from gatehouse.domain.retention import check_hold, rule_for
 from gatehouse.errors import GatehouseError
 from gatehouse.retention import queries

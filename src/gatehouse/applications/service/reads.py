@@ -2,7 +2,8 @@
 §5.14).
 
 `get_tenant_application` and `load_application_view` are shared with the staff
-case work and the portal; the `read_*` functions back the tenant GET routes,
+case work and the portal, `application_for_write` and `application_for_read` are the staff
+case work's (any tenant); the `read_*` functions back the tenant GET routes,
 where a missing, foreign and erased application all read as the same 404.
 """
 
@@ -28,7 +29,7 @@ from gatehouse.applications.schemas import (
 from gatehouse.applications.schemas import Document as DocumentView
 from gatehouse.applications.views import application_view, decision_view, info_request_view
 from gatehouse.domain.checklist import Evidence, evaluate
-from gatehouse.errors import not_found
+from gatehouse.errors import gone, not_found
 from gatehouse.storage.tables.applications import Application, Document, Intake
 from gatehouse.timeutil import format_ts
 
@@ -58,6 +59,24 @@ async def get_readable_application(
     """
     application = await get_tenant_application(session, tenant_id, client_id)
     if application.erased_at is not None:
+        raise not_found(APPLICATION_NOT_FOUND)
+    return application
+
+
+async def application_for_write(session: AsyncSession, client_id: str) -> Application:
+    """For staff case work: the row-locked application; 404 when missing, 410 when erased."""
+    application = await repo.application_by_id(session, client_id, for_update=True)
+    if application is None:
+        raise not_found(APPLICATION_NOT_FOUND)
+    if application.erased_at is not None:
+        raise gone()
+    return application
+
+
+async def application_for_read(session: AsyncSession, client_id: str) -> Application:
+    """For a staff read: the application; missing and erased are the same 404."""
+    application = await repo.application_by_id(session, client_id)
+    if application is None or application.erased_at is not None:
         raise not_found(APPLICATION_NOT_FOUND)
     return application
 
