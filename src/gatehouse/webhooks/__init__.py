@@ -8,8 +8,9 @@ from gatehouse.webhooks.deliveries import (
     staff_deliveries,
 )
 from gatehouse.webhooks.delivery import run_delivery_worker, sample_queue
-from gatehouse.webhooks.health import dead_deliveries, endpoint_health, recent_notifications
+from gatehouse.webhooks.health import endpoint_health
 from gatehouse.webhooks.outbox import environment_of, publish
+from gatehouse.webhooks.queries import dead_deliveries, recent_notifications
 from gatehouse.webhooks.schemas import (
     EVENT_DATA,
     CreatedWebhookEndpoint,
