@@ -9,6 +9,7 @@ from gatehouse.applications.examples import (
 from gatehouse.applications.queries.rows import (
     application_by_id,
     decisions_of,
+    documents_of,
     end_portal_sessions,
     info_requests_of,
     items_of,
@@ -31,6 +32,10 @@ from gatehouse.applications.schemas import (
     LoginSession,
     Member,
     SignInLink,
+    application_summary_view,
+    document_view,
+    info_request_view,
+    member_view,
 )
 from gatehouse.applications.service.access import lock_application, unlock_application
 from gatehouse.applications.service.guards import enforce, refusal_error
@@ -41,8 +46,6 @@ from gatehouse.applications.service.reads import (
     APPLICATION_NOT_FOUND,
     application_for_read,
     application_for_write,
-    document_view,
-    documents_of,
     get_tenant_application,
     load_application_view,
     read_checklist,
@@ -50,7 +53,6 @@ from gatehouse.applications.service.reads import (
     read_documents,
     read_info_requests,
 )
-from gatehouse.applications.views import application_summary_view, info_request_view, member_view
 
 __all__ = [
     "APPLICATION_EXAMPLE",

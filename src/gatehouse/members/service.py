@@ -7,7 +7,6 @@ the ownership handover hold under concurrent calls.
 
 from __future__ import annotations
 
-from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import applications
@@ -33,6 +32,7 @@ from gatehouse.domain.normalize import normalize_email
 from gatehouse.domain.principals import TenantPrincipal
 from gatehouse.errors import failed_precondition
 from gatehouse.ids import new_id
+from gatehouse.members.queries import delete_member
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application, Member
 
@@ -90,9 +90,7 @@ async def remove_member(
     enforce(Operation.REMOVE_MEMBER, tenant, application)
     members = await applications.members_of(session, application.id)
     owner_after = plan_removal(_roster(application, members), uid, new_owner_uid)
-    await session.execute(
-        delete(Member).where(Member.id == uid, Member.application_id == application.id)
-    )
+    await delete_member(session, application.id, uid)
     application.owner_uid = owner_after
     application.updated_at = ctx.now
     await applications.revoke_unused_links(session, application.id, ctx.now, member_id=uid)

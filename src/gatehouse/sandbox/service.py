@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import applications
@@ -36,8 +35,8 @@ from gatehouse.domain.principals import StaffPrincipal, TenantPrincipal
 from gatehouse.domain.status import APPROVE, COUNTERSIGN
 from gatehouse.errors import failed_precondition, gone, not_found
 from gatehouse.info_requests import load_request, raise_request, record_answer
+from gatehouse.sandbox.queries import environment_of
 from gatehouse.storage.tables.applications import Application
-from gatehouse.storage.tables.core import Tenant
 
 # What every caller outside a sandbox tenant gets: the answer to a path no route has
 # (web/handlers.py answers unknown routes with this message).
@@ -90,7 +89,7 @@ async def simulate(
     the tenant not suspended (403); then the step, whose rules answer 400 failed-precondition
     for a move the state does not allow.
     """
-    found = await session.scalar(select(Tenant.environment).where(Tenant.id == tenant.tenant_id))
+    found = await environment_of(session, tenant.tenant_id)
     if found != rules.SANDBOX:
         raise not_found(NO_SUCH_ROUTE)
     action = rules.check_action(step.action)

@@ -21,9 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from gatehouse.applications.queries import provisioning as store
 from gatehouse.applications.queries.snapshot import Attachments, load_attachments_on
 from gatehouse.applications.schemas import Application as ApplicationView
+from gatehouse.applications.schemas import MemberFields, application_view
 from gatehouse.applications.service.guards import enforce
 from gatehouse.applications.service.links import mint_link
-from gatehouse.applications.views import MemberFields, application_view
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.access import Operation
 from gatehouse.domain.identity import (
