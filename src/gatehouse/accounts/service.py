@@ -14,8 +14,7 @@ import string
 from collections.abc import Iterable
 from typing import Any, Literal, cast
 
-from sqlalchemy import select
-
+from gatehouse.accounts import queries
 from gatehouse.accounts.branding import logo_url
 from gatehouse.accounts.schemas import CreatedApiKey, RevokedApiKey, TenantPage, TenantView
 from gatehouse.audit.context import WriteContext
@@ -31,7 +30,6 @@ from gatehouse.paging import (
     STAFF,
     CursorScope,
     PageRequest,
-    keyset_after,
     page_of,
     read_position,
 )
@@ -122,9 +120,8 @@ async def list_tenants(runtime: Runtime, page: PageRequest) -> TenantPage:
     """Tenants newest first (createdAt, then id, descending), keyset-paged:
     `{data, nextCursor, hasMore}`."""
     position = read_position(runtime.crypto, TENANT_LIST, page.cursor)
-    stmt = keyset_after(select(Tenant), Tenant.created_at, Tenant.id, position)
     async with runtime.db.read() as session:
-        rows = list((await session.scalars(stmt.limit(page.limit + 1))).all())
+        rows = await queries.tenants_page(session, position, page.limit + 1)
     return cast(
         TenantPage,
         page_of(
@@ -173,9 +170,7 @@ async def _change_tenant(
     retention: object = ...,
 ) -> TenantView:
     async with runtime.db.write() as session:
-        tenant = await session.scalar(
-            select(Tenant).where(Tenant.id == tenant_id).with_for_update()
-        )
+        tenant = await queries.tenant_for_update(session, tenant_id)
         if tenant is None:
             raise not_found("No such tenant.")
         if retention is not ...:  # checked against the stored periods it changes
@@ -252,7 +247,7 @@ async def revoke_api_key(runtime: Runtime, ctx: WriteContext, key_id: str) -> Re
     """Revoke a key: every later request with it is 401
     (docs/reference/tenant-api.md §4.2 rule 5)."""
     async with runtime.db.write() as session:
-        key = await session.scalar(select(ApiKey).where(ApiKey.id == key_id).with_for_update())
+        key = await queries.api_key_for_update(session, key_id)
         if key is None:
             raise not_found("No such API key.")
         if key.status != "revoked":
