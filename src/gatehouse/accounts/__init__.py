@@ -52,6 +52,7 @@ from gatehouse.accounts.schemas import (
     StaffMemberView,
     TenantPage,
     TenantView,
+    tenant_view,
 )
 from gatehouse.accounts.service import (
     check_endpoint_cap,
@@ -61,7 +62,6 @@ from gatehouse.accounts.service import (
     list_tenants,
     revoke_api_key,
     set_tenant_status,
-    tenant_view,
     update_tenant,
 )
 from gatehouse.accounts.sessions import (

@@ -12,11 +12,16 @@ from __future__ import annotations
 import secrets
 import string
 from collections.abc import Iterable
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from gatehouse.accounts import queries
-from gatehouse.accounts.branding import logo_url
-from gatehouse.accounts.schemas import CreatedApiKey, RevokedApiKey, TenantPage, TenantView
+from gatehouse.accounts.schemas import (
+    CreatedApiKey,
+    RevokedApiKey,
+    TenantPage,
+    TenantView,
+    tenant_view,
+)
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.branding import check_accent_color, check_display_name
 from gatehouse.domain.normalize import cut_text
@@ -45,27 +50,6 @@ TENANT_LIST = CursorScope("staff.tenants", STAFF)
 
 def _short_id(length: int = 16) -> str:
     return "".join(secrets.choice(_KEY_ID_ALPHABET) for _ in range(length))
-
-
-def tenant_view(tenant: Tenant) -> TenantView:
-    """The tenant body of docs/reference/staff-api.md §4 (plus `updatedAt`; `environment`
-    as docs/sandbox.md says; the branding of docs/reference/portal.md, "Branding")."""
-    return {
-        "tenantId": tenant.id,
-        "name": tenant.name,
-        "status": cast(Literal["active", "suspended"], tenant.status),
-        "createdAt": format_ts(tenant.created_at),
-        "updatedAt": format_ts(tenant.updated_at),
-        "webhookEndpointCap": tenant.webhook_endpoint_cap,
-        "environment": cast(Literal["live", "sandbox"], tenant.environment),
-        "displayName": tenant.display_name,
-        "accentColor": tenant.accent_color,
-        "logoUrl": logo_url(tenant),
-        "retention": {
-            "rejectedDays": tenant.retention_rejected_days,
-            "abandonedDays": tenant.retention_abandoned_days,
-        },
-    }
 
 
 def check_tenant_name(name: object) -> str:

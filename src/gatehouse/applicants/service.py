@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import applications
-from gatehouse.applicants.schemas import FormDraft, PortalMe
+from gatehouse.applicants.schemas import FormDraft, PortalMe, me_view
 from gatehouse.applicants.sessions import PortalContext
 from gatehouse.applications import InfoRequest as InfoRequestView
 from gatehouse.audit.context import WriteContext
@@ -27,7 +27,6 @@ from gatehouse.info_requests import load_request, record_answer
 from gatehouse.runtime import Runtime
 from gatehouse.screening import request_screening
 from gatehouse.storage.tables.applications import Application, Document
-from gatehouse.timeutil import format_ts
 from gatehouse.webhooks import publish
 
 MAX_FORM_FIELDS = 200
@@ -47,20 +46,6 @@ class FormBody(BaseModel):
 
     companyName: str | None = None
     fields: Any = None
-
-
-def me_view(application: Application, context: PortalContext) -> PortalMe:
-    """`{clientId, uid, email, role, status, companyName, submittedAt}`
-    (docs/reference/portal.md §7.1)."""
-    return {
-        "clientId": application.id,
-        "uid": context.member_id,
-        "email": context.email,
-        "role": context.role,
-        "status": application.status,
-        "companyName": application.company_name,
-        "submittedAt": format_ts(application.submitted_at),
-    }
 
 
 async def _locked_application(session: AsyncSession, context: PortalContext) -> Application:

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse import applications
+from gatehouse.cases.schemas import audit_entry_view
 from gatehouse.crypto import Crypto
 from gatehouse.errors import not_found
 from gatehouse.paging import (
@@ -22,19 +23,6 @@ from gatehouse.paging import (
     read_position,
 )
 from gatehouse.storage.tables.core import AuditEntry, Tenant
-from gatehouse.timeutil import format_ts
-
-
-def audit_entry_view(entry: AuditEntry) -> dict[str, Any]:
-    return {
-        "at": format_ts(entry.at),
-        "actor": entry.actor,
-        "action": entry.action,
-        "target": entry.target,
-        "requestId": entry.request_id,
-        "seq": entry.seq,
-        "hash": entry.hash,
-    }
 
 
 async def _page(
