@@ -1,4 +1,10 @@
-"""accounts."""
+"""Staff accounts and tenants (docs/staff-identity.md, docs/reference/staff-api.md §4):
+tenants and their API keys and branding, staff members and their lifecycle, sign-in (password,
+code, passkey, single sign-on), invites, sessions and personal tokens.
+
+What others may use: the surfaces' use cases for all of these, the shapes they answer with, the
+portal's branding, and the dashboard's plain reads (tenants by name, API keys, passkey count).
+"""
 
 from gatehouse.accounts.branding import (
     LOGO_MAX_BYTES,
@@ -20,10 +26,12 @@ from gatehouse.accounts.lifecycle import (
     list_staff,
     may_manage,
     reactivate,
-    reset,
     role_needed_for,
 )
-from gatehouse.accounts.oidc import CALLBACK_PATH, ProviderUnavailable, finish, start
+from gatehouse.accounts.lifecycle import reset as reset_staff_member
+from gatehouse.accounts.oidc import CALLBACK_PATH, ProviderUnavailable
+from gatehouse.accounts.oidc import finish as finish_single_sign_on
+from gatehouse.accounts.oidc import start as start_single_sign_on
 from gatehouse.accounts.passkeys import (
     enrol_passkey,
     passkey_step,
@@ -125,8 +133,8 @@ __all__ = [
     "factors_of",
     "find_flow",
     "find_session",
-    "finish",
     "finish_enrolment",
+    "finish_single_sign_on",
     "get_tenant",
     "link_branding",
     "list_staff",
@@ -147,7 +155,7 @@ __all__ = [
     "remove_logo",
     "remove_passkey",
     "renew_recovery_codes",
-    "reset",
+    "reset_staff_member",
     "revoke_api_key",
     "revoke_token",
     "role_needed_for",
@@ -157,7 +165,7 @@ __all__ = [
     "sign_in_options",
     "sign_out_everywhere",
     "staff_email",
-    "start",
+    "start_single_sign_on",
     "tenant_by_id",
     "tenant_of_api_key",
     "tenant_view",

@@ -1,4 +1,9 @@
-"""applicants."""
+"""The applicant's side of an application through the portal (docs/reference/portal.md):
+sign-in links and portal sessions, the form draft, answers, uploads' checklist, submission.
+
+What others may use: the portal's session (`PortalContext`, `context_for_token`), its use
+cases and reads, and `mark_submitted` (the sandbox's simulated submission).
+"""
 
 from gatehouse.applicants.queries import (
     checklist_labels_of,

@@ -1,4 +1,12 @@
-"""applications."""
+"""Applications, the tenant's resource (docs/reference/tenant-api.md §5): provisioning,
+the read of one and the list, members' and links' rows, documents' metadata, the checklist,
+locking, and the access rule every tenant write passes.
+
+What others may use: the shapes and their builders (`schemas.py`), the API reference's examples,
+the lookups (`get_tenant_application` for a tenant, `application_for_write` /
+`application_for_read` for staff case work), the row reads of `queries/rows.py`, the access
+rule (`enforce`, `refusal_error`), sign-in links (`mint_link`) and the tenant API's use cases.
+"""
 
 from gatehouse.applications.examples import (
     APPLICATION_EXAMPLE,

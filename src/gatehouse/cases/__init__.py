@@ -1,4 +1,10 @@
-"""cases."""
+"""Staff case work on an application (docs/case-work.md, docs/reference/staff-api.md §6):
+the staff read and list, the queue, assignment, internal notes, the audit trail of a case, the
+case file, and the status-change event every case move publishes.
+
+What others may use: those use cases and shapes, `staff_application_view` (the tenant shape
+plus its tenant) and `publish_status_change`.
+"""
 
 from gatehouse.cases.assignment import assign, colleagues
 from gatehouse.cases.audit import application_audit, tenant_audit

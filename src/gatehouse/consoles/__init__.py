@@ -1,4 +1,8 @@
-"""The tenant console's links and sessions (docs/console.md)."""
+"""The tenant console's links and sessions (docs/console.md).
+
+What others may use: minting and redeeming a link, finding and ending a session, the secret
+kept for the next page, and the link's shape.
+"""
 
 from gatehouse.consoles.schemas import ConsoleLinkView
 from gatehouse.consoles.service import (

@@ -244,7 +244,7 @@ async def oidc_start(request: Request) -> Response:
     if refused is not None:
         return refused
     try:
-        cookie, _flow, url = await accounts.start(runtime, next_path)
+        cookie, _flow, url = await accounts.start_single_sign_on(runtime, next_path)
     except accounts.ProviderUnavailable:
         oidc_log.warning("single sign-on provider unavailable", exc_info=True)
         return sign_in_page(
@@ -267,7 +267,9 @@ async def oidc_callback(request: Request) -> Response:
         return sign_in_page(request, problem=refused_text, status_code=400)
     params = {k: v for k, v in request.query_params.items() if k in ("code", "state", "error")}
     try:
-        opened = await accounts.finish(runtime, flow, params, anonymous_context(request))
+        opened = await accounts.finish_single_sign_on(
+            runtime, flow, params, anonymous_context(request)
+        )
     except SignInFailed:
         response = sign_in_page(request, problem=refused_text, status_code=403)
         clear_flow_cookie(request, response)

@@ -127,7 +127,7 @@ async def _change(request: Request, staff_id: str, action: str) -> Response:
         elif action == "reactivated":
             await accounts.reactivate(runtime, viewer.principal, staff_id, ctx)
         else:
-            issued = await accounts.reset(runtime, viewer.principal, staff_id, ctx)
+            issued = await accounts.reset_staff_member(runtime, viewer.principal, staff_id, ctx)
             invite = {"staffId": staff_id, "url": issued["inviteUrl"], "kind": "reset"}
             return await render_staff(request, viewer, invite=invite)
     except GatehouseError as error:

@@ -1,4 +1,10 @@
-"""documents."""
+"""Documents (docs/documents.md): receiving an upload (sniffed, scanned, sealed into
+the store), opening one for staff, custody (shredding keys, discarding erased objects, sealing
+legacy documents) and the stores.
+
+What others may use: the upload (`receive_upload`, `Upload`), `open_document`, the custody
+steps erasure and the key rotation run, `open_store`, and the sniffer's rules (branding logos).
+"""
 
 from gatehouse.documents.custody import DISCARD_BATCH, discard_erased, seal_legacy_documents, shred
 from gatehouse.documents.review import open_document

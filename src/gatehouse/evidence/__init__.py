@@ -1,4 +1,7 @@
-"""The evidence pack of an application (docs/audit-and-evidence.md)."""
+"""The evidence pack of an application (docs/audit-and-evidence.md).
+
+What others may use: the pack (`evidence_pack`), its shape and its PDF (`render_pdf`).
+"""
 
 from gatehouse.evidence.pdf import render_pdf
 from gatehouse.evidence.schemas import EvidencePack

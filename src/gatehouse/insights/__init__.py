@@ -1,5 +1,8 @@
 """Insights: how onboarding is going, for the people who run the compliance team
-(docs/insights.md)."""
+(docs/insights.md).
+
+What others may use: the figures (`compute_insights`), their filters, views, CSV rows and charts.
+"""
 
 from gatehouse.insights.charts import charts_of, duration_words
 from gatehouse.insights.rules import Filters, filters_of, nearest_rank

@@ -74,7 +74,7 @@ async def reset(
 ) -> Response:
     """`{inviteUrl, inviteExpiresAt}`: the new invite, shown this once."""
     ctx = write_context(request, principal)
-    return json_response(200, await accounts.reset(runtime, principal, staff_id, ctx))
+    return json_response(200, await accounts.reset_staff_member(runtime, principal, staff_id, ctx))
 
 
 @router.get("/tokens")

@@ -1,4 +1,11 @@
-"""The verification area."""
+"""Identity verification (docs/reference/verification.md): verification clients and their
+callbacks, customers (live and sandbox), the callback queue and its worker, the expiry sweep,
+erasure of linked customers, and whether an application is verified.
+
+What others may use: the surfaces' use cases and shapes, `application_verified` (the
+checklist), `erase_linked_customers` (erasure), the callback worker and the sweep (composition).
+The sandbox's own customer steps carry `sandbox` in their names.
+"""
 
 from gatehouse.verification.clients import (
     CallbackRegistrationError,

@@ -1,4 +1,10 @@
-"""The webhooks area."""
+"""Webhooks (docs/webhooks.md): endpoints and their secrets, the outbox (`publish`), the
+delivery worker, deliveries' history and replay, endpoint health, the event catalogue.
+
+What others may use: `publish` (every feature that emits an event) and `environment_of`, the
+endpoints' use cases and shapes, the deliveries' reads, health and notifications, the catalogue,
+and the worker (composition).
+"""
 
 from gatehouse.webhooks.catalogue import EventTypeList, catalogue
 from gatehouse.webhooks.deliveries import (
