@@ -10,7 +10,6 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response
 
 from gatehouse import accounts
-from gatehouse import intakes as intakes_face
 from gatehouse.accounts import (
     CreatedApiKey,
     check_endpoint_cap,
@@ -25,7 +24,14 @@ from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.branding import palette
 from gatehouse.domain.principals import ALL_SCOPES, Role
 from gatehouse.errors import invalid_argument
-from gatehouse.intakes import create_intake, staff_intake_read, update_intake, valid_order
+from gatehouse.intakes import (
+    create_intake,
+    intakes_of,
+    staff_intake_read,
+    tenant_of_intake,
+    update_intake,
+    valid_order,
+)
 from gatehouse.retention import holds_in_tenant
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
@@ -113,7 +119,7 @@ async def render_tenant(
     async with runtime.db.read() as session:
         tenant = await accounts.tenant_by_id(session, tenant_id)
         keys = await accounts.api_keys_of(session, tenant_id)
-        intakes = await intakes_face.intakes_of(session, tenant_id)
+        intakes = await intakes_of(session, tenant_id)
         legal_holds = await holds_in_tenant(session, tenant_id)
         # Each intake's screening mapping and risk rules (docs/screening.md).
         intake_views = {i.id: await staff_intake_read(session, i) for i in intakes}
@@ -313,7 +319,7 @@ async def new_intake(request: Request, tenant_id: str) -> Response:
 
 async def _tenant_of_intake(request: Request, label_id: str) -> str | None:
     async with runtime_of(request).db.read() as session:
-        return await intakes_face.tenant_of_intake(session, label_id)
+        return await tenant_of_intake(session, label_id)
 
 
 @router.post("/dashboard/intakes/{label_id}")
