@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -189,3 +191,33 @@ def test_the_checker_sees_an_import_past_a_face() -> None:
 def test_the_checker_reads_a_face() -> None:
     assert face_names('"""Doc."""\nfrom x import a\n__all__ = ["a", "B"]\n') == ["a", "B"]
     assert face_names('"""Doc."""\n') is None
+
+
+LIGHT_PROBE = """
+import importlib, sys
+for feature in sys.argv[1:]:
+    importlib.import_module('gatehouse.' + feature)
+print(','.join(sorted(m for m in sys.modules if m.startswith((
+    'gatehouse.screening.worker', 'gatehouse.screening.lists', 'gatehouse.screening.pool',
+    'gatehouse.screening.matching', 'gatehouse.webhooks.delivery',
+    'gatehouse.verification.delivery', 'multiprocessing', 'nomenklatura', 'followthemoney',
+    'rigour')))))
+"""
+
+
+def _heavy_after_importing(*modules: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", LIGHT_PROBE, *modules],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def test_faces_are_light() -> None:
+    """Importing every face loads no worker, no process pool and no matching library: they
+    load when composition (or the CLI) first calls them. The probe does see one loaded."""
+    assert _heavy_after_importing(*sorted(FEATURES)) == ""
+    assert "gatehouse.webhooks.delivery" in _heavy_after_importing("webhooks.delivery")

@@ -7,6 +7,11 @@ checklist), `erase_linked_customers` (erasure), the callback worker and the swee
 The sandbox's own customer steps carry `sandbox` in their names.
 """
 
+from __future__ import annotations
+
+import asyncio
+
+from gatehouse.runtime import Runtime
 from gatehouse.verification.clients import (
     CallbackRegistrationError,
     ClientPrincipal,
@@ -23,7 +28,6 @@ from gatehouse.verification.customers import (
     customer_for_client,
     customer_for_staff,
 )
-from gatehouse.verification.delivery import run_callback_worker, sample_queue
 from gatehouse.verification.erasure import erase_linked_customers
 from gatehouse.verification.links import application_verified
 from gatehouse.verification.queries import (
@@ -60,6 +64,25 @@ from gatehouse.verification.schemas import (
     customer_input,
 )
 from gatehouse.verification.sweep import run_expiry_sweep, sweep_on_demand
+
+
+# The callback worker's module loads when composition first calls it, not when a surface
+# imports the face.
+async def run_callback_worker(
+    runtime: Runtime, stop: asyncio.Event, *, close_client_at_exit: bool = True
+) -> None:
+    """The verification callback worker (`verification/delivery.py`), until `stop` is set."""
+    from gatehouse.verification import delivery
+
+    await delivery.run_callback_worker(runtime, stop, close_client_at_exit=close_client_at_exit)
+
+
+async def sample_queue(runtime: Runtime) -> None:
+    """Set the verification callback queue's gauges (`verification/delivery.py`)."""
+    from gatehouse.verification import delivery
+
+    await delivery.sample_queue(runtime)
+
 
 __all__ = [
     "CALLBACK_EXAMPLE",

@@ -6,6 +6,11 @@ endpoints' use cases and shapes, the deliveries' reads, health and notifications
 and the worker (composition).
 """
 
+from __future__ import annotations
+
+import asyncio
+
+from gatehouse.runtime import Runtime
 from gatehouse.webhooks.catalogue import EventTypeList, catalogue
 from gatehouse.webhooks.deliveries import (
     endpoint_deliveries,
@@ -13,7 +18,6 @@ from gatehouse.webhooks.deliveries import (
     replay_delivery,
     staff_deliveries,
 )
-from gatehouse.webhooks.delivery import run_delivery_worker, sample_queue
 from gatehouse.webhooks.health import endpoint_health
 from gatehouse.webhooks.outbox import environment_of, publish
 from gatehouse.webhooks.queries import dead_deliveries, recent_notifications
@@ -49,6 +53,23 @@ from gatehouse.webhooks.service import (
     validated_create,
     validated_update,
 )
+
+
+# The worker's modules load when composition first calls them, not when a surface imports
+# the face.
+async def run_delivery_worker(runtime: Runtime, stop: asyncio.Event) -> None:
+    """The webhook delivery worker (`webhooks/delivery/loop.py`), until `stop` is set."""
+    from gatehouse.webhooks import delivery
+
+    await delivery.run_delivery_worker(runtime, stop)
+
+
+async def sample_queue(runtime: Runtime) -> None:
+    """Set the webhook delivery queue's gauges (`webhooks/delivery/claims.py`)."""
+    from gatehouse.webhooks import delivery
+
+    await delivery.sample_queue(runtime)
+
 
 __all__ = [
     "EVENT_DATA",
