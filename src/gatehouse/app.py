@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from sqlalchemy import text
 from starlette.responses import Response
 
-from gatehouse import __version__, metrics, tracing
+from gatehouse import __version__, metrics, tracing, verification, webhooks
 from gatehouse.api.routes import router as tenant_router
 from gatehouse.api.webhooks import router as webhooks_router
 from gatehouse.console.routes import router as console_router
@@ -23,12 +23,10 @@ from gatehouse.portal.routes import router as portal_router
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
 from gatehouse.staff.routes import router as staff_router
-from gatehouse.verification import schemas as verification_schemas
 from gatehouse.verify.routes import router as verification_router
 from gatehouse.web import dispatch, handlers, openapi, readiness
 from gatehouse.web.edge import EdgeMiddleware
 from gatehouse.web.responses import JSONResponse
-from gatehouse.webhooks import schemas as webhook_schemas
 from gatehouse.workers import sample_pools
 
 
@@ -170,21 +168,21 @@ def webhook_section() -> dict[str, openapi.Webhook]:
         str(event_type): openapi.Webhook(
             operation_id=_operation_name(event_type),
             summary=f"The {event_type} event",
-            body=webhook_schemas.EventEnvelope,
+            body=webhooks.EventEnvelope,
             data=data,
             event_type=str(event_type),
             headers=openapi.GATEHOUSE_DELIVERY_HEADERS,
             description=_webhook_description(event_type),
-            example=webhook_schemas.event_example(event_type),
+            example=webhooks.event_example(event_type),
         )
-        for event_type, data in webhook_schemas.EVENT_DATA.items()
+        for event_type, data in webhooks.EVENT_DATA.items()
     }
     hooks["verification.callback"] = openapi.Webhook(
         operation_id="onVerificationCallback",
         summary="The verification callback, POSTed to a client's registered callback URL",
-        body=verification_schemas.CustomerCallback,
+        body=verification.CustomerCallback,
         description="One attempt, then at most three retries (docs/reference/verification.md "
         "§5, §6); `passphrase` is the one the client registered.",
-        example=verification_schemas.CALLBACK_EXAMPLE,
+        example=verification.CALLBACK_EXAMPLE,
     )
     return hooks

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import secrets
 
-from gatehouse.accounts.identity import mfa_required
-from gatehouse.accounts.lifecycle import create_staff_member
-from gatehouse.accounts.service import create_api_key, create_tenant
-from gatehouse.accounts.sign_in import set_password_directly
+from gatehouse.accounts import (
+    create_api_key,
+    create_staff_member,
+    create_tenant,
+    mfa_required,
+    set_password_directly,
+)
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.principals import ALL_SCOPES
 from gatehouse.ids import new_id

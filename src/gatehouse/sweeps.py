@@ -18,10 +18,10 @@ SweepJob = Callable[[Runtime], Awaitable[object]]
 
 def sweep_jobs() -> list[tuple[str, SweepJob]]:
     jobs: list[tuple[str, SweepJob]] = [("idempotency", purge_expired)]
-    from gatehouse.verification.sweep import run_expiry_sweep
+    from gatehouse.verification import run_expiry_sweep
 
     jobs.append(("verification_expiry", run_expiry_sweep))
-    from gatehouse.erasure.service import erase_documents
+    from gatehouse.erasure import erase_documents
 
     jobs.append(("erased_documents", erase_documents))
     from gatehouse.retention import run_retention_sweep

@@ -34,7 +34,7 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
     from gatehouse.sweeps import run_sweeps
 
     workers: list[tuple[str, WorkerFn]] = [("sweeps", run_sweeps)]
-    from gatehouse.verification.delivery import run_callback_worker
+    from gatehouse.verification import run_callback_worker
 
     workers.append(
         (
@@ -42,14 +42,14 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
             functools.partial(run_callback_worker, close_client_at_exit=False),
         )
     )
-    from gatehouse.webhooks.delivery import run_delivery_worker
+    from gatehouse.webhooks import run_delivery_worker
 
     workers.append(("webhooks", run_delivery_worker))
     from gatehouse.records import run_sealer
 
     workers.append(("audit_sealer", run_sealer))
     from gatehouse.risk import recompute_risk
-    from gatehouse.screening.worker import run_screening_worker
+    from gatehouse.screening import run_screening_worker
 
     workers.append(("screening", functools.partial(run_screening_worker, after=recompute_risk)))
     return workers
@@ -89,8 +89,8 @@ async def run_workers(runtime: Runtime, stop: asyncio.Event, *, sample: bool = T
 
 async def sample_once(runtime: Runtime) -> None:
     """Refresh the queue gauges of every queue and the pool gauge."""
-    from gatehouse.verification.delivery import sample_queue as callbacks_queue
-    from gatehouse.webhooks.delivery import sample_queue as webhooks_queue
+    from gatehouse.verification import sample_queue as callbacks_queue
+    from gatehouse.webhooks import sample_queue as webhooks_queue
 
     sample_pools(runtime)
     for sample in (webhooks_queue, callbacks_queue):

@@ -12,7 +12,7 @@ from gatehouse.intakes import queries as intakes
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import Notification
 from gatehouse.storage.tables.staff_identity import StaffPasskey
-from gatehouse.webhooks.health import recent_notifications
+from gatehouse.webhooks import recent_notifications
 from tests.support.factories import add_intake, make_staff, make_tenant
 
 

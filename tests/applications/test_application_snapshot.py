@@ -10,7 +10,7 @@ from sqlalchemy import update
 
 from gatehouse.applications.queries import rows as repo
 from gatehouse.applications.queries.snapshot import load_attachments, read_application_view
-from gatehouse.applications.views import application_view, open_info_request_view
+from gatehouse.applications.schemas import application_view, open_info_request_view
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import (

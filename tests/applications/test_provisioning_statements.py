@@ -13,7 +13,7 @@ from sqlalchemy import update
 
 from gatehouse.applications.queries.provisioning import ProvisioningStore
 from gatehouse.domain.identity import erased_identity, erased_identity_candidates
-from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL
+from gatehouse.intakes import CHOICE_ATTACHED, CHOICE_BY_LABEL
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tx_statements import ConnectionTx

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from gatehouse.applications.views import (
+from gatehouse.applications.schemas import (
     application_view,
     info_request_view,
     item_counts,

@@ -170,7 +170,7 @@ def test_signature_header_and_filters() -> None:
 async def test_dashboard_health_helper_and_staff_list(
     client: httpx.AsyncClient, tenant: TenantFixture, runtime: Runtime
 ) -> None:
-    from gatehouse.webhooks.health import dead_deliveries, endpoint_health
+    from gatehouse.webhooks import dead_deliveries, endpoint_health
     from tests.support.factories import make_staff
 
     healthy = await create_endpoint(client, tenant, "http://127.0.0.1:9/a")

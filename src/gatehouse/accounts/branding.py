@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.audit.context import WriteContext
-from gatehouse.documents.sniff import EXTENSIONS, normalized, sniff
+from gatehouse.documents import EXTENSIONS, normalized, sniff
 from gatehouse.domain.branding import Palette, palette
 from gatehouse.errors import PAYLOAD_TOO_LARGE, GatehouseError, invalid_argument, not_found
 from gatehouse.runtime import Runtime

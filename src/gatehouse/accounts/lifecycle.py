@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import secrets
 import string
-from typing import Literal
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -22,6 +21,7 @@ from gatehouse.accounts.schemas import (
     Invite,
     StaffList,
     StaffMemberView,
+    staff_view,
 )
 from gatehouse.accounts.sessions import end_all_sessions, end_flows_of
 from gatehouse.accounts.tokens import first_token, revoke_all_tokens
@@ -131,26 +131,6 @@ async def list_staff(runtime: Runtime) -> StaffList:
             )
         ).all()
     return {"data": [staff_view(m, c, int(n or 0)) for m, c, n in rows]}
-
-
-def staff_view(
-    member: StaffMember, credential: StaffCredential | None, passkeys: int
-) -> StaffMemberView:
-    totp = credential is not None and credential.totp_secret_encrypted is not None
-    factors: list[Literal["totp", "passkey"]] = ["totp"] if totp else []
-    if passkeys:
-        factors.append("passkey")
-    return {
-        "staffId": member.id,
-        "email": member.email,
-        "role": member.role,
-        "status": "active" if member.status == "active" else "deactivated",
-        "createdAt": format_ts(member.created_at),
-        "lastSignInAt": format_ts(credential.last_sign_in_at if credential else None),
-        "mfa": bool(factors),
-        "factors": factors,
-        "passwordSet": credential is not None and credential.password_hash is not None,
-    }
 
 
 async def _managed(

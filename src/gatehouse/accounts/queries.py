@@ -1,11 +1,13 @@
 """Reads of tenants, API keys and staff members for the dashboard's pages
-(docs/portal-and-dashboard.md): plain lookups, no rules, no writes."""
+(docs/portal-and-dashboard.md) and the tenant service's lookups: plain lookups, no rules, no
+writes."""
 
 from __future__ import annotations
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.paging import Position, keyset_after
 from gatehouse.storage.tables.core import ApiKey, StaffMember, Tenant
 from gatehouse.storage.tables.staff_identity import StaffPasskey
 
@@ -49,3 +51,21 @@ async def passkey_count(session: AsyncSession, staff_id: str | None) -> int:
         select(func.count()).select_from(StaffPasskey).where(StaffPasskey.staff_id == staff_id)
     )
     return int(count or 0)
+
+
+async def tenants_page(
+    session: AsyncSession, position: Position | None, limit: int
+) -> list[Tenant]:
+    """Up to `limit` tenants after `position`, newest first (createdAt, then id)."""
+    stmt = keyset_after(select(Tenant), Tenant.created_at, Tenant.id, position)
+    return list((await session.scalars(stmt.limit(limit))).all())
+
+
+async def tenant_for_update(session: AsyncSession, tenant_id: str) -> Tenant | None:
+    """The tenant row, locked."""
+    return await session.scalar(select(Tenant).where(Tenant.id == tenant_id).with_for_update())
+
+
+async def api_key_for_update(session: AsyncSession, key_id: str) -> ApiKey | None:
+    """The API key row, locked."""
+    return await session.scalar(select(ApiKey).where(ApiKey.id == key_id).with_for_update())

@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import datetime
+from typing import Literal, cast
 
 from typing_extensions import TypedDict
+
+from gatehouse.accounts.branding import logo_url
+from gatehouse.storage.tables.core import StaffMember, Tenant
+from gatehouse.storage.tables.staff_identity import StaffCredential, StaffToken
+from gatehouse.timeutil import format_ts
 
 
 class RetentionView(TypedDict):
@@ -109,3 +115,62 @@ class CreatedPersonalToken(TypedDict):
     token: str
     name: str
     expiresAt: str
+
+
+def token_view(token: StaffToken, now: datetime) -> PersonalToken:
+    status: Literal["active", "expired", "revoked"]
+    if token.revoked_at is not None:
+        status = "revoked"
+    elif token.expires_at is not None and token.expires_at <= now:
+        status = "expired"
+    else:
+        status = "active"
+    return {
+        "tokenId": token.id,
+        "name": token.name,
+        "status": status,
+        "createdAt": format_ts(token.created_at),
+        "expiresAt": format_ts(token.expires_at),
+        "revokedAt": format_ts(token.revoked_at),
+    }
+
+
+def tenant_view(tenant: Tenant) -> TenantView:
+    """The tenant body of docs/reference/staff-api.md §4 (plus `updatedAt`; `environment`
+    as docs/sandbox.md says; the branding of docs/reference/portal.md, "Branding")."""
+    return {
+        "tenantId": tenant.id,
+        "name": tenant.name,
+        "status": cast(Literal["active", "suspended"], tenant.status),
+        "createdAt": format_ts(tenant.created_at),
+        "updatedAt": format_ts(tenant.updated_at),
+        "webhookEndpointCap": tenant.webhook_endpoint_cap,
+        "environment": cast(Literal["live", "sandbox"], tenant.environment),
+        "displayName": tenant.display_name,
+        "accentColor": tenant.accent_color,
+        "logoUrl": logo_url(tenant),
+        "retention": {
+            "rejectedDays": tenant.retention_rejected_days,
+            "abandonedDays": tenant.retention_abandoned_days,
+        },
+    }
+
+
+def staff_view(
+    member: StaffMember, credential: StaffCredential | None, passkeys: int
+) -> StaffMemberView:
+    totp = credential is not None and credential.totp_secret_encrypted is not None
+    factors: list[Literal["totp", "passkey"]] = ["totp"] if totp else []
+    if passkeys:
+        factors.append("passkey")
+    return {
+        "staffId": member.id,
+        "email": member.email,
+        "role": member.role,
+        "status": "active" if member.status == "active" else "deactivated",
+        "createdAt": format_ts(member.created_at),
+        "lastSignInAt": format_ts(credential.last_sign_in_at if credential else None),
+        "mfa": bool(factors),
+        "factors": factors,
+        "passwordSet": credential is not None and credential.password_hash is not None,
+    }

@@ -12,12 +12,16 @@ from __future__ import annotations
 import secrets
 import string
 from collections.abc import Iterable
-from typing import Any, Literal, cast
+from typing import Any, cast
 
-from sqlalchemy import select
-
-from gatehouse.accounts.branding import logo_url
-from gatehouse.accounts.schemas import CreatedApiKey, RevokedApiKey, TenantPage, TenantView
+from gatehouse.accounts import queries
+from gatehouse.accounts.schemas import (
+    CreatedApiKey,
+    RevokedApiKey,
+    TenantPage,
+    TenantView,
+    tenant_view,
+)
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.branding import check_accent_color, check_display_name
 from gatehouse.domain.normalize import cut_text
@@ -31,7 +35,6 @@ from gatehouse.paging import (
     STAFF,
     CursorScope,
     PageRequest,
-    keyset_after,
     page_of,
     read_position,
 )
@@ -47,27 +50,6 @@ TENANT_LIST = CursorScope("staff.tenants", STAFF)
 
 def _short_id(length: int = 16) -> str:
     return "".join(secrets.choice(_KEY_ID_ALPHABET) for _ in range(length))
-
-
-def tenant_view(tenant: Tenant) -> TenantView:
-    """The tenant body of docs/reference/staff-api.md §4 (plus `updatedAt`; `environment`
-    as docs/sandbox.md says; the branding of docs/reference/portal.md, "Branding")."""
-    return {
-        "tenantId": tenant.id,
-        "name": tenant.name,
-        "status": cast(Literal["active", "suspended"], tenant.status),
-        "createdAt": format_ts(tenant.created_at),
-        "updatedAt": format_ts(tenant.updated_at),
-        "webhookEndpointCap": tenant.webhook_endpoint_cap,
-        "environment": cast(Literal["live", "sandbox"], tenant.environment),
-        "displayName": tenant.display_name,
-        "accentColor": tenant.accent_color,
-        "logoUrl": logo_url(tenant),
-        "retention": {
-            "rejectedDays": tenant.retention_rejected_days,
-            "abandonedDays": tenant.retention_abandoned_days,
-        },
-    }
 
 
 def check_tenant_name(name: object) -> str:
@@ -122,9 +104,8 @@ async def list_tenants(runtime: Runtime, page: PageRequest) -> TenantPage:
     """Tenants newest first (createdAt, then id, descending), keyset-paged:
     `{data, nextCursor, hasMore}`."""
     position = read_position(runtime.crypto, TENANT_LIST, page.cursor)
-    stmt = keyset_after(select(Tenant), Tenant.created_at, Tenant.id, position)
     async with runtime.db.read() as session:
-        rows = list((await session.scalars(stmt.limit(page.limit + 1))).all())
+        rows = await queries.tenants_page(session, position, page.limit + 1)
     return cast(
         TenantPage,
         page_of(
@@ -173,9 +154,7 @@ async def _change_tenant(
     retention: object = ...,
 ) -> TenantView:
     async with runtime.db.write() as session:
-        tenant = await session.scalar(
-            select(Tenant).where(Tenant.id == tenant_id).with_for_update()
-        )
+        tenant = await queries.tenant_for_update(session, tenant_id)
         if tenant is None:
             raise not_found("No such tenant.")
         if retention is not ...:  # checked against the stored periods it changes
@@ -252,7 +231,7 @@ async def revoke_api_key(runtime: Runtime, ctx: WriteContext, key_id: str) -> Re
     """Revoke a key: every later request with it is 401
     (docs/reference/tenant-api.md §4.2 rule 5)."""
     async with runtime.db.write() as session:
-        key = await session.scalar(select(ApiKey).where(ApiKey.id == key_id).with_for_update())
+        key = await queries.api_key_for_update(session, key_id)
         if key is None:
             raise not_found("No such API key.")
         if key.status != "revoked":

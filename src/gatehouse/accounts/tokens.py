@@ -12,12 +12,16 @@ from __future__ import annotations
 import secrets
 import string
 from datetime import datetime, timedelta
-from typing import Literal
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.accounts.schemas import CreatedPersonalToken, PersonalToken, PersonalTokenList
+from gatehouse.accounts.schemas import (
+    CreatedPersonalToken,
+    PersonalToken,
+    PersonalTokenList,
+    token_view,
+)
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.normalize import cut_text
 from gatehouse.domain.numbers import parse_int
@@ -51,24 +55,6 @@ def first_token(runtime: Runtime, staff_id: str, now: datetime) -> tuple[str, St
         created_at=now,
     )
     return staff_token(staff_id, secret), row
-
-
-def token_view(token: StaffToken, now: datetime) -> PersonalToken:
-    status: Literal["active", "expired", "revoked"]
-    if token.revoked_at is not None:
-        status = "revoked"
-    elif token.expires_at is not None and token.expires_at <= now:
-        status = "expired"
-    else:
-        status = "active"
-    return {
-        "tokenId": token.id,
-        "name": token.name,
-        "status": status,
-        "createdAt": format_ts(token.created_at),
-        "expiresAt": format_ts(token.expires_at),
-        "revokedAt": format_ts(token.revoked_at),
-    }
 
 
 def check_token_input(name: object, expires_in_days: object) -> tuple[str, int]:

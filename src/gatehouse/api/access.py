@@ -6,8 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gatehouse.api.examples import WRITE
-from gatehouse.applications.schemas import AccessState
-from gatehouse.applications.service.access import lock_application, unlock_application
+from gatehouse.applications import AccessState, lock_application, unlock_application
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications
 from gatehouse.web.openapi import Op

@@ -5,25 +5,24 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse import applications
 from gatehouse.api.examples import EMAIL_BODY, PAGING, READ, WRITE
 from gatehouse.api.schemas import ProvisionBody
-from gatehouse.applications.examples import (
+from gatehouse.applications import (
     APPLICATION_EXAMPLE,
     DOCUMENT_EXAMPLE,
     SUMMARY_EXAMPLE,
-)
-from gatehouse.applications.queries.snapshot import read_application_view
-from gatehouse.applications.schemas import (
     Application,
     ApplicationPage,
     Checklist,
     DecisionList,
     DocumentList,
     InfoRequestList,
+    create_application,
+    list_applications,
+    parse_list_query,
+    read_application_view,
 )
-from gatehouse.applications.service import reads
-from gatehouse.applications.service.listing import list_applications, parse_list_query
-from gatehouse.applications.service.provisioning import create_application
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import not_found
 from gatehouse.storage.tx_statements import Tx
@@ -126,7 +125,7 @@ async def get_application(request: Request, client_id: str) -> Response:
     runtime = runtime_of(request)
     view = await read_application_view(runtime.db, principal.tenant_id, client_id)
     if view is None:
-        raise not_found(reads.APPLICATION_NOT_FOUND)
+        raise not_found(applications.APPLICATION_NOT_FOUND)
     return json_response(200, view)
 
 
@@ -143,7 +142,7 @@ async def get_info_requests(
 ) -> Response:
     """Information requests, highest seq first (docs/reference/tenant-api.md §5.4)."""
     async with runtime.db.read() as session:
-        view = await reads.read_info_requests(session, principal.tenant_id, client_id)
+        view = await applications.read_info_requests(session, principal.tenant_id, client_id)
     return json_response(200, view)
 
 
@@ -171,7 +170,7 @@ async def get_decisions(
 ) -> Response:
     """Decision history, newest first (docs/reference/tenant-api.md §5.12)."""
     async with runtime.db.read() as session:
-        view = await reads.read_decisions(session, principal.tenant_id, client_id)
+        view = await applications.read_decisions(session, principal.tenant_id, client_id)
     return json_response(200, view)
 
 
@@ -199,7 +198,7 @@ async def get_checklist(
 ) -> Response:
     """The intake's checklist and what satisfies it (docs/reference/tenant-api.md §5.13)."""
     async with runtime.db.read() as session:
-        view = await reads.read_checklist(session, principal.tenant_id, client_id)
+        view = await applications.read_checklist(session, principal.tenant_id, client_id)
     return json_response(200, view)
 
 
@@ -216,5 +215,5 @@ async def get_documents(
 ) -> Response:
     """Document metadata only (docs/reference/tenant-api.md §5.14)."""
     async with runtime.db.read() as session:
-        view = await reads.read_documents(session, principal.tenant_id, client_id)
+        view = await applications.read_documents(session, principal.tenant_id, client_id)
     return json_response(200, view)

@@ -7,15 +7,15 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
+from gatehouse import consoles
 from gatehouse.api.examples import WEBHOOKS
-from gatehouse.consoles import service as consoles
-from gatehouse.consoles.schemas import ConsoleLinkView
+from gatehouse.consoles import ConsoleLinkView
 from gatehouse.web.body import parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import AnyTenantKey, ManageWebhooks, RuntimeDep
 from gatehouse.web.openapi import Op
 from gatehouse.web.responses import json_response, respond
-from gatehouse.webhooks.catalogue import EventTypeList, catalogue
+from gatehouse.webhooks import EventTypeList, catalogue
 
 router = APIRouter()
 

@@ -5,11 +5,11 @@ the route, in api/*.py."""
 
 from __future__ import annotations
 
-from gatehouse.applications.schemas import Member, SignInLink
+from gatehouse.applications import Member, SignInLink
 from gatehouse.domain.principals import Scope
 from gatehouse.domain.webhooks import EndpointStatus
 from gatehouse.web.openapi import CURSOR, PAGE_SIZE, Query
-from gatehouse.webhooks.schemas import WebhookEndpoint
+from gatehouse.webhooks import WebhookEndpoint
 
 WRITE = Scope.APPLICATIONS_WRITE.value
 READ = Scope.APPLICATIONS_READ.value

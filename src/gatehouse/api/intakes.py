@@ -6,8 +6,7 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from gatehouse.api.examples import READ
-from gatehouse.intakes.schemas import IntakeList
-from gatehouse.intakes.service import list_intake_labels
+from gatehouse.intakes import IntakeList, list_intake_labels
 from gatehouse.web.dependencies import ReadApplications, RuntimeDep
 from gatehouse.web.openapi import Op
 from gatehouse.web.responses import json_response

@@ -10,9 +10,8 @@ from starlette.responses import Response
 
 from gatehouse.api.examples import EMAIL_BODY, LINK_EXAMPLE, WRITE
 from gatehouse.api.schemas import LoginSessionBody, ReissueBody
-from gatehouse.applications.schemas import LoginSession, SignInLink
-from gatehouse.applications.service.provisioning import create_login_session
-from gatehouse.members.service import reissue_login_session
+from gatehouse.applications import LoginSession, SignInLink, create_login_session
+from gatehouse.members import reissue_login_session
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications

@@ -7,8 +7,8 @@ from starlette.responses import Response
 
 from gatehouse.api.examples import MEMBER_EXAMPLE, WRITE
 from gatehouse.api.schemas import MemberBody
-from gatehouse.applications.schemas import Member
-from gatehouse.members.service import add_member, remove_member
+from gatehouse.applications import Member
+from gatehouse.members import add_member, remove_member
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications

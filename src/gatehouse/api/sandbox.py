@@ -20,14 +20,13 @@ from pydantic import BaseModel, ConfigDict, StrictStr
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
+from gatehouse import sandbox
 from gatehouse.api.examples import WRITE
-from gatehouse.applications.examples import APPLICATION_EXAMPLE
-from gatehouse.applications.schemas import Application
+from gatehouse.applications import APPLICATION_EXAMPLE, Application
 from gatehouse.domain.principals import SCOPE_WRITE, TenantPrincipal
 from gatehouse.domain.sandbox import SIMULATE_ACTIONS
 from gatehouse.errors import METHOD_NOT_ALLOWED, GatehouseError
-from gatehouse.sandbox import service as sandbox
-from gatehouse.sandbox.queries import is_sandbox_tenant
+from gatehouse.sandbox import is_sandbox_tenant
 from gatehouse.web import idempotency
 from gatehouse.web.auth import admit_tenant, authenticate_tenant, runtime_of
 from gatehouse.web.body import body_schema, parse_body

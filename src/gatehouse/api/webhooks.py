@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse import webhooks
 from gatehouse.api.examples import ENDPOINT_EXAMPLE, PAGING, WEBHOOKS
 from gatehouse.domain.webhooks import DeliveryStatus
 from gatehouse.web.body import body_schema, parse_body
@@ -17,9 +18,7 @@ from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import ManageWebhooks, RuntimeDep
 from gatehouse.web.openapi import Op, listing, status_filter
 from gatehouse.web.responses import json_response, respond
-from gatehouse.webhooks import deliveries
-from gatehouse.webhooks import service as endpoints
-from gatehouse.webhooks.schemas import (
+from gatehouse.webhooks import (
     CreatedWebhookEndpoint,
     DeliveryPage,
     RotatedSecret,
@@ -32,7 +31,7 @@ from gatehouse.webhooks.schemas import (
 router = APIRouter(tags=["webhooks"])
 
 
-@router.post("/v1/webhooks", openapi_extra=body_schema(endpoints.CreateWebhookBody))
+@router.post("/v1/webhooks", openapi_extra=body_schema(webhooks.CreateWebhookBody))
 @Op(
     "createWebhookEndpoint",
     "Register a webhook endpoint (its secret is shown once)",
@@ -49,11 +48,11 @@ async def create_webhook(
     request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
     """Register an endpoint: 201 with its `secret`, shown once (docs/reference/webhooks.md §4.2)."""
-    body = await parse_body(request, endpoints.CreateWebhookBody)
-    changes = await endpoints.validated_create(runtime, body)
+    body = await parse_body(request, webhooks.CreateWebhookBody)
+    changes = await webhooks.validated_create(runtime, body)
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
-        view = await endpoints.create_endpoint(session, runtime, ctx, principal, changes)
+        view = await webhooks.create_endpoint(session, runtime, ctx, principal, changes)
         return await respond(request, session, 201, view)
 
 
@@ -68,7 +67,7 @@ async def create_webhook(
 async def list_webhooks(principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
     """`{data: [endpoint…]}` without secrets (docs/reference/webhooks.md §4.3)."""
     async with runtime.db.read() as session:
-        page = await endpoints.list_endpoints(session, principal.tenant_id)
+        page = await webhooks.list_endpoints(session, principal.tenant_id)
     return json_response(200, page)
 
 
@@ -82,13 +81,13 @@ async def list_webhooks(principal: ManageWebhooks, runtime: RuntimeDep) -> Respo
 )
 async def get_webhook(endpoint_id: str, principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
     async with runtime.db.read() as session:
-        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
+        endpoint = await webhooks.load_endpoint(session, principal.tenant_id, endpoint_id)
     return json_response(200, endpoint_view(endpoint))
 
 
 @router.patch(
     "/v1/webhooks/{endpoint_id}",
-    openapi_extra=body_schema(endpoints.UpdateWebhookBody, required=False),
+    openapi_extra=body_schema(webhooks.UpdateWebhookBody, required=False),
 )
 @Op(
     "updateWebhookEndpoint",
@@ -103,11 +102,11 @@ async def update_webhook(
 ) -> Response:
     """Change url, events or description; the URL is checked again
     (docs/reference/webhooks.md §4.5)."""
-    body = await parse_body(request, endpoints.UpdateWebhookBody)
-    changes = await endpoints.validated_update(runtime, body)
+    body = await parse_body(request, webhooks.UpdateWebhookBody)
+    changes = await webhooks.validated_update(runtime, body)
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
-        view = await endpoints.update_endpoint(session, ctx, principal, endpoint_id, changes)
+        view = await webhooks.update_endpoint(session, ctx, principal, endpoint_id, changes)
         return await respond(request, session, 200, view)
 
 
@@ -125,7 +124,7 @@ async def delete_webhook(
     """204; pending deliveries become `cancelled` (docs/reference/webhooks.md §4.6)."""
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
-        await endpoints.delete_endpoint(session, ctx, principal, endpoint_id)
+        await webhooks.delete_endpoint(session, ctx, principal, endpoint_id)
         return await respond(request, session, 204)
 
 
@@ -143,7 +142,7 @@ async def enable_webhook(
     """Enabled, consecutiveFailures 0, disabledReason null; nothing is replayed."""
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
-        view = await endpoints.enable(session, ctx, principal, endpoint_id)
+        view = await webhooks.enable(session, ctx, principal, endpoint_id)
         return await respond(request, session, 200, view)
 
 
@@ -165,7 +164,7 @@ async def disable_webhook(
     """Disabled with reason `manual`; pending deliveries become dead."""
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
-        view = await endpoints.disable(session, ctx, principal, endpoint_id)
+        view = await webhooks.disable(session, ctx, principal, endpoint_id)
         return await respond(request, session, 200, view)
 
 
@@ -186,7 +185,7 @@ async def rotate_webhook_secret(
     """200 `{secret, previousSecretExpiresAt}` (docs/reference/webhooks.md §4.9)."""
     async with runtime.db.write() as session:
         ctx = write_context(request, principal)
-        view = await endpoints.rotate_secret(session, runtime, ctx, principal, endpoint_id)
+        view = await webhooks.rotate_secret(session, runtime, ctx, principal, endpoint_id)
         return await respond(request, session, 200, view)
 
 
@@ -218,9 +217,9 @@ async def test_webhook(
     The POST to the receiver happens outside any write transaction; only the
     audit entry and the idempotency record are written afterwards.
     """
-    result = await endpoints.send_test_event(runtime, principal.tenant_id, endpoint_id)
+    result = await webhooks.send_test_event(runtime, principal.tenant_id, endpoint_id)
     async with runtime.db.write() as session:
-        endpoints.record_test_send(session, write_context(request, principal), endpoint_id)
+        webhooks.record_test_send(session, write_context(request, principal), endpoint_id)
         return await respond(request, session, 200, result)
 
 
@@ -249,8 +248,8 @@ async def list_webhook_deliveries(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
     """`{data, nextCursor, hasMore}`, newest first (docs/reference/webhooks.md §4.11)."""
-    query = deliveries.parse_delivery_query(request.query_params.multi_items())
+    query = webhooks.parse_delivery_query(request.query_params.multi_items())
     async with runtime.db.read() as session:
-        endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
-        page = await deliveries.endpoint_deliveries(session, runtime.crypto, endpoint, query)
+        endpoint = await webhooks.load_endpoint(session, principal.tenant_id, endpoint_id)
+        page = await webhooks.endpoint_deliveries(session, runtime.crypto, endpoint, query)
     return json_response(200, page)

@@ -14,10 +14,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse import applications
 from gatehouse.applicants.sessions import PortalContext
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import ChecklistItem
-from gatehouse.applications.service.reads import documents_of, read_checklist
+from gatehouse.applications import ChecklistItem, documents_of, read_checklist
 from gatehouse.domain.info_requests import ACTIVE_REQUEST_STATES, OWED_ITEM_STATES, RequestState
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.runtime import Runtime
@@ -168,8 +167,8 @@ async def load_view(
 ) -> PortalView:
     # The session check found it a moment ago, and applications are never deleted.
     application = await session.get_one(Application, context.application_id)
-    requests = await repo.info_requests_of(session, application.id)
-    items = await repo.items_of(session, [request.id for request in requests])
+    requests = await applications.info_requests_of(session, application.id)
+    items = await applications.items_of(session, [request.id for request in requests])
     current = [
         RequestEntry(request, items[request.id])
         for request in requests
@@ -208,7 +207,7 @@ async def load_view(
 
 async def latest_comment(session: AsyncSession, application_id: str) -> Decision | None:
     """The newest decision that carries an applicant-visible comment."""
-    for decision in await repo.decisions_of(session, application_id):
+    for decision in await applications.decisions_of(session, application_id):
         if decision.comment:
             return decision
     return None

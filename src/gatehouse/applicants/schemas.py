@@ -6,6 +6,10 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+from gatehouse.applicants.sessions import PortalContext
+from gatehouse.storage.tables.applications import Application
+from gatehouse.timeutil import format_ts
+
 
 class PortalMe(TypedDict):
     """`GET /portal/api/me`: the session's member and its application."""
@@ -24,3 +28,17 @@ class FormDraft(TypedDict):
 
     companyName: str | None
     fields: dict[str, Any]
+
+
+def me_view(application: Application, context: PortalContext) -> PortalMe:
+    """`{clientId, uid, email, role, status, companyName, submittedAt}`
+    (docs/reference/portal.md §7.1)."""
+    return {
+        "clientId": application.id,
+        "uid": context.member_id,
+        "email": context.email,
+        "role": context.role,
+        "status": application.status,
+        "companyName": application.company_name,
+        "submittedAt": format_ts(application.submitted_at),
+    }

@@ -13,23 +13,21 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applicants.schemas import FormDraft, PortalMe
+from gatehouse import applications
+from gatehouse.applicants.schemas import FormDraft, PortalMe, me_view
 from gatehouse.applicants.sessions import PortalContext
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import InfoRequest as InfoRequestView
+from gatehouse.applications import InfoRequest as InfoRequestView
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain import events
 from gatehouse.domain import info_requests as rules
 from gatehouse.domain.normalize import cut_text
 from gatehouse.domain.status import EVENT_SUBMITTED, InvalidInput
 from gatehouse.errors import permission_denied
-from gatehouse.info_requests.queries import load_request
-from gatehouse.info_requests.service import record_answer
+from gatehouse.info_requests import load_request, record_answer
 from gatehouse.runtime import Runtime
 from gatehouse.screening import request_screening
 from gatehouse.storage.tables.applications import Application, Document
-from gatehouse.timeutil import format_ts
-from gatehouse.webhooks.outbox import publish
+from gatehouse.webhooks import publish
 
 MAX_FORM_FIELDS = 200
 MAX_FIELD_KEY = 100
@@ -50,22 +48,10 @@ class FormBody(BaseModel):
     fields: Any = None
 
 
-def me_view(application: Application, context: PortalContext) -> PortalMe:
-    """`{clientId, uid, email, role, status, companyName, submittedAt}`
-    (docs/reference/portal.md §7.1)."""
-    return {
-        "clientId": application.id,
-        "uid": context.member_id,
-        "email": context.email,
-        "role": context.role,
-        "status": application.status,
-        "companyName": application.company_name,
-        "submittedAt": format_ts(application.submitted_at),
-    }
-
-
 async def _locked_application(session: AsyncSession, context: PortalContext) -> Application:
-    application = await repo.application_by_id(session, context.application_id, for_update=True)
+    application = await applications.application_by_id(
+        session, context.application_id, for_update=True
+    )
     if application is None or application.erased_at is not None or application.locked:
         raise permission_denied("Access to this application is not available.")
     return application

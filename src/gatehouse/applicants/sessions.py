@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
+from gatehouse import applications
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import UNAUTHORIZED, GatehouseError, permission_denied
@@ -92,7 +92,7 @@ async def redeem_link(runtime: Runtime, token: str, request_id: str | None) -> R
         application_id = (await session.execute(named)).scalar_one_or_none()
         if application_id is None:
             raise LinkUnusable
-        application = await repo.application_by_id(session, application_id, for_update=True)
+        application = await applications.application_by_id(session, application_id, for_update=True)
         stmt = select(LoginLink).where(LoginLink.token_hash.in_(token_hashes))
         if not runtime.db.is_sqlite:
             stmt = stmt.with_for_update()

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.applications import application_for_write
 from gatehouse.audit.context import WriteContext
 from gatehouse.cases.schemas import Assignment
-from gatehouse.cases.service import application_for_write
 from gatehouse.errors import failed_precondition, invalid_argument
 from gatehouse.storage.tables.core import StaffMember
 

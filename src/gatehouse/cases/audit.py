@@ -10,7 +10,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
+from gatehouse import applications
+from gatehouse.cases.schemas import audit_entry_view
 from gatehouse.crypto import Crypto
 from gatehouse.errors import not_found
 from gatehouse.paging import (
@@ -22,19 +23,6 @@ from gatehouse.paging import (
     read_position,
 )
 from gatehouse.storage.tables.core import AuditEntry, Tenant
-from gatehouse.timeutil import format_ts
-
-
-def audit_entry_view(entry: AuditEntry) -> dict[str, Any]:
-    return {
-        "at": format_ts(entry.at),
-        "actor": entry.actor,
-        "action": entry.action,
-        "target": entry.target,
-        "requestId": entry.request_id,
-        "seq": entry.seq,
-        "hash": entry.hash,
-    }
 
 
 async def _page(
@@ -61,7 +49,7 @@ async def application_audit(
     The trail outlives erasure (it holds ids only), so an erased application's
     trail stays readable; an unknown clientId is 404.
     """
-    if await repo.application_by_id(session, client_id) is None:
+    if await applications.application_by_id(session, client_id) is None:
         raise not_found("No application with this clientId.")
     scope = CursorScope("staff_audit_application", STAFF, {"clientId": client_id})
     return await _page(session, crypto, scope, AuditEntry.application_id == client_id, page)

@@ -16,9 +16,8 @@ import orjson
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import ChecklistItem
-from gatehouse.applications.service.reads import documents_of, read_checklist
+from gatehouse import applications
+from gatehouse.applications import ChecklistItem, documents_of, read_checklist
 from gatehouse.cases.assignment import Colleague, colleagues
 from gatehouse.cases.evidence import CaseEvidence, case_evidence
 from gatehouse.cases.notes import NoteView, notes_of
@@ -122,13 +121,13 @@ async def checklist_for(session: AsyncSession, application: Application) -> list
 
 
 async def case_file(session: AsyncSession, client_id: str) -> CaseFile | None:
-    application = await repo.application_by_id(session, client_id)
+    application = await applications.application_by_id(session, client_id)
     if application is None:
         return None
     tenant = await session.get_one(Tenant, application.tenant_id)
     intake = await session.get(Intake, application.label_id) if application.label_id else None
-    requests = await repo.info_requests_of(session, application.id)
-    items = await repo.items_of(session, [request.id for request in requests])
+    requests = await applications.info_requests_of(session, application.id)
+    items = await applications.items_of(session, [request.id for request in requests])
     events = (
         await session.execute(
             select(Event)
@@ -142,11 +141,11 @@ async def case_file(session: AsyncSession, client_id: str) -> CaseFile | None:
         application=application,
         tenant=tenant,
         intake=intake,
-        members=await repo.members_of(session, application.id),
+        members=await applications.members_of(session, application.id),
         checklist=await checklist_for(session, application),
         documents=documents,
         requests=[RequestWithItems(request, items[request.id]) for request in requests],
-        decisions=await repo.decisions_of(session, application.id),
+        decisions=await applications.decisions_of(session, application.id),
         events=[EventSent(event, _event_summary(event)) for event in events],
         evidence=await case_evidence(session, application, intake, documents),
         notes=await notes_of(session, application.id),

@@ -15,9 +15,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.applications import application_for_read, application_for_write
 from gatehouse.audit.context import WriteContext
 from gatehouse.cases.schemas import Note, NotePage
-from gatehouse.cases.service import application_for_read, application_for_write
 from gatehouse.crypto import Crypto
 from gatehouse.domain.principals import StaffPrincipal
 from gatehouse.domain.workstation import check_note

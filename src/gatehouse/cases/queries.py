@@ -5,17 +5,17 @@ list across tenants, keyset paged on (updatedAt desc, clientId desc) like the te
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.schemas import Application as ApplicationView
-from gatehouse.applications.schemas import ApplicationSummary
-from gatehouse.applications.service.reads import load_application_view
-from gatehouse.applications.views import application_summary_view
-from gatehouse.cases.schemas import StaffApplication, StaffApplicationSummary
-from gatehouse.cases.service import application_for_read
+from gatehouse.applications import (
+    application_for_read,
+    application_summary_view,
+    load_application_view,
+)
+from gatehouse.cases.schemas import StaffApplication, staff_application_view
 from gatehouse.crypto import Crypto
 from gatehouse.paging import (
     STAFF,
@@ -30,19 +30,6 @@ from gatehouse.screening import open_hits_of
 from gatehouse.storage.tables.applications import Application
 
 CURSOR_KIND = "staff_applications"
-
-
-@overload
-def staff_application_view(application: Application, view: ApplicationView) -> StaffApplication: ...
-@overload
-def staff_application_view(
-    application: Application, view: ApplicationSummary
-) -> StaffApplicationSummary: ...
-def staff_application_view(
-    application: Application, view: ApplicationView | ApplicationSummary
-) -> StaffApplication | StaffApplicationSummary:
-    """The tenant shape, plus the tenant the application belongs to."""
-    return {**view, "tenantId": application.tenant_id}  # type: ignore[typeddict-item]
 
 
 async def read_application(session: AsyncSession, client_id: str) -> StaffApplication:

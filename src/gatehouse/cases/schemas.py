@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, overload
 
 from typing_extensions import TypedDict
 
-from gatehouse.applications.schemas import Application, ApplicationSummary
+from gatehouse.applications import Application, ApplicationSummary
+from gatehouse.storage.tables.applications import Application as ApplicationRow
+from gatehouse.storage.tables.core import AuditEntry
+from gatehouse.timeutil import format_ts
 
 
 class StaffApplicationSummary(ApplicationSummary):
@@ -77,3 +80,28 @@ class Assignment(TypedDict):
 
     clientId: str
     assignedTo: str | None
+
+
+@overload
+def staff_application_view(application: ApplicationRow, view: Application) -> StaffApplication: ...
+@overload
+def staff_application_view(
+    application: ApplicationRow, view: ApplicationSummary
+) -> StaffApplicationSummary: ...
+def staff_application_view(
+    application: ApplicationRow, view: Application | ApplicationSummary
+) -> StaffApplication | StaffApplicationSummary:
+    """The tenant shape, plus the tenant the application belongs to."""
+    return {**view, "tenantId": application.tenant_id}  # type: ignore[typeddict-item]
+
+
+def audit_entry_view(entry: AuditEntry) -> dict[str, Any]:
+    return {
+        "at": format_ts(entry.at),
+        "actor": entry.actor,
+        "action": entry.action,
+        "target": entry.target,
+        "requestId": entry.request_id,
+        "seq": entry.seq,
+        "hash": entry.hash,
+    }

@@ -1,6 +1,6 @@
-"""Loading an application for staff case work, and what every case move shares
-(docs/reference/staff-api.md): 404 for a missing application, 410 for writes on an erased
-one, the row lock that makes `data.sequence` allocation safe, and the status.changed event.
+"""What every case move shares (docs/reference/staff-api.md): the status.changed event.
+Loading the application (404 missing, 410 for writes on an erased one, the row lock that makes
+`data.sequence` allocation safe) is the applications feature's `application_for_write`.
 """
 
 from __future__ import annotations
@@ -9,35 +9,10 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
 from gatehouse.domain import events
 from gatehouse.domain.status import EVENT_STATUS_CHANGED
-from gatehouse.errors import (
-    gone,
-    not_found,
-)
 from gatehouse.storage.tables.applications import Application
-from gatehouse.webhooks.outbox import publish
-
-APPLICATION_NOT_FOUND = "No application with this clientId."
-
-
-async def application_for_write(session: AsyncSession, client_id: str) -> Application:
-    """The row-locked application; 404 when missing, 410 when erased."""
-    application = await repo.application_by_id(session, client_id, for_update=True)
-    if application is None:
-        raise not_found(APPLICATION_NOT_FOUND)
-    if application.erased_at is not None:
-        raise gone()
-    return application
-
-
-async def application_for_read(session: AsyncSession, client_id: str) -> Application:
-    """The application for a staff read; missing and erased are the same 404."""
-    application = await repo.application_by_id(session, client_id)
-    if application is None or application.erased_at is not None:
-        raise not_found(APPLICATION_NOT_FOUND)
-    return application
+from gatehouse.webhooks import publish
 
 
 async def publish_status_change(

@@ -216,7 +216,7 @@ def staff_create(
 ) -> None:
     """Create a staff member and print {staffId, email, role, token, inviteUrl,
     inviteExpiresAt} as JSON (the token and the invite link are shown this once)."""
-    from gatehouse.accounts.lifecycle import create_staff_member
+    from gatehouse.accounts import create_staff_member
     from gatehouse.audit.context import WriteContext
     from gatehouse.errors import GatehouseError
     from gatehouse.runtime import Runtime
@@ -252,8 +252,7 @@ def keys_rotate() -> None:
     (docs/operations.md, "Keys and rotation").
     """
     from gatehouse.crypto import Crypto
-    from gatehouse.documents.custody import seal_legacy_documents
-    from gatehouse.documents.stores import open_store
+    from gatehouse.documents import open_store, seal_legacy_documents
     from gatehouse.storage.db import Database
     from gatehouse.storage.sealed import count_digests, rekey_all
     from gatehouse.timeutil import utcnow

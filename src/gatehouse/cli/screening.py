@@ -25,7 +25,7 @@ def load(
     the whole load (exit 2) and leaves the list in force as it was."""
     from gatehouse.errors import GatehouseError
     from gatehouse.runtime import Runtime
-    from gatehouse.screening.lists import BadLine, LoadResult, load_list
+    from gatehouse.screening import BadLine, LoadResult, load_list
 
     settings = load_settings()
     logs.configure("WARNING")

@@ -10,13 +10,13 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.applications.service.listing import list_applications, parse_list_query
+from gatehouse.applications import list_applications, parse_list_query
 from gatehouse.console.session_http import not_found_page, page, require_session
 from gatehouse.domain.principals import SCOPE_READ
 from gatehouse.domain.status import STATUSES
 from gatehouse.errors import GatehouseError
 from gatehouse.web.auth import runtime_of
-from gatehouse.webhooks.catalogue import catalogue
+from gatehouse.webhooks import catalogue
 
 router = APIRouter(include_in_schema=False)
 

@@ -15,15 +15,13 @@ from fastapi import Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse import webhooks
 from gatehouse.console.session_http import not_found_page, page
-from gatehouse.consoles.service import LiveConsole, take_secret
+from gatehouse.consoles import LiveConsole, take_secret
 from gatehouse.domain.webhooks import DELIVERY_STATUSES
 from gatehouse.errors import GatehouseError
 from gatehouse.web.auth import runtime_of
-from gatehouse.webhooks import deliveries
-from gatehouse.webhooks import service as endpoints
-from gatehouse.webhooks.health import endpoint_health
-from gatehouse.webhooks.schemas import RotatedSecret, endpoint_view
+from gatehouse.webhooks import RotatedSecret, endpoint_health, endpoint_view
 
 HISTORY_PAGE = 8
 NOTICES = {
@@ -89,7 +87,7 @@ async def render_list(
     runtime = runtime_of(request)
     tenant_id = live.principal.tenant_id
     async with runtime.db.read() as session:
-        listed = (await endpoints.list_endpoints(session, tenant_id))["data"]
+        listed = (await webhooks.list_endpoints(session, tenant_id))["data"]
         health = {h.endpoint_id: h for h in await endpoint_health(session, tenant_id)}
     rows = [{**view, "health": health.get(view["id"])} for view in listed]
     context = {
@@ -123,19 +121,19 @@ async def render_endpoint(
     history: dict[str, Any] = {"data": [], "nextCursor": None}
     status_code = shown.status_code
     try:
-        query = deliveries.parse_delivery_query(_history_params(request))
+        query = webhooks.parse_delivery_query(_history_params(request))
     except GatehouseError as error:
         query, problem, status_code = None, error.message, error.status_code
     async with runtime.db.read() as session:
         try:
-            endpoint = await endpoints.load_endpoint(session, live.principal.tenant_id, endpoint_id)
+            endpoint = await webhooks.load_endpoint(session, live.principal.tenant_id, endpoint_id)
         except GatehouseError as error:
             if error.status_code != 404:
                 raise
             return not_found_page(request, live)
         if query is not None:
             try:
-                history = await deliveries.endpoint_deliveries(
+                history = await webhooks.endpoint_deliveries(
                     session, runtime.crypto, endpoint, query, with_latency=True
                 )
             except GatehouseError as error:

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse import webhooks
 from gatehouse.audit.context import WriteContext
 from gatehouse.console.endpoint_pages import (
     EndpointForm,
@@ -22,13 +23,12 @@ from gatehouse.console.endpoint_pages import (
     rotated_secret,
 )
 from gatehouse.console.session_http import not_found_page, require_session, session_and_form
-from gatehouse.consoles.service import LiveConsole, keep_secret_for_next_page
+from gatehouse.consoles import LiveConsole, keep_secret_for_next_page
 from gatehouse.domain.principals import SCOPE_WEBHOOKS, TenantPrincipal
 from gatehouse.errors import GatehouseError
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import see_other
-from gatehouse.webhooks import service as endpoints
 
 router = APIRouter(include_in_schema=False)
 
@@ -51,14 +51,14 @@ async def create(request: Request) -> Response:
     live, form = checked
     posted = EndpointForm.of(form)
     runtime = runtime_of(request)
-    body = endpoints.CreateWebhookBody(
+    body = webhooks.CreateWebhookBody(
         url=posted.url, events=posted.event_list(), description=posted.description
     )
     try:
-        changes = await endpoints.validated_create(runtime, body)
+        changes = await webhooks.validated_create(runtime, body)
         async with runtime.db.write() as session:
             ctx = write_context(request, live.principal)
-            created = await endpoints.create_endpoint(
+            created = await webhooks.create_endpoint(
                 session, runtime, ctx, live.principal.key, changes
             )
             await keep_secret_for_next_page(
@@ -116,13 +116,13 @@ async def update(request: Request, endpoint_id: str) -> Response:
 
     async def run(live: LiveConsole, form: FormData) -> Response:
         posted = EndpointForm.of(form)
-        body = endpoints.UpdateWebhookBody(
+        body = webhooks.UpdateWebhookBody(
             url=posted.url, events=posted.event_list(), description=posted.description
         )
-        changes = await endpoints.validated_update(runtime, body)
+        changes = await webhooks.validated_update(runtime, body)
         async with runtime.db.write() as session:
             ctx = write_context(request, live.principal)
-            await endpoints.update_endpoint(session, ctx, live.principal.key, endpoint_id, changes)
+            await webhooks.update_endpoint(session, ctx, live.principal.key, endpoint_id, changes)
         return see_other(f"/console/webhooks/{endpoint_id}?done=updated")
 
     return await endpoint_action(request, endpoint_id, run)
@@ -151,9 +151,9 @@ def _move_route(move: Move, done: str) -> Callable[[Request, str], Awaitable[Res
 
 
 for _name, _move, _done in (
-    ("disable", endpoints.disable, "/console/webhooks/{id}?done=disabled"),
-    ("enable", endpoints.enable, "/console/webhooks/{id}?done=enabled"),
-    ("delete", endpoints.delete_endpoint, "/console?done=deleted"),
+    ("disable", webhooks.disable, "/console/webhooks/{id}?done=disabled"),
+    ("enable", webhooks.enable, "/console/webhooks/{id}?done=enabled"),
+    ("delete", webhooks.delete_endpoint, "/console?done=deleted"),
 ):
     router.add_api_route(
         f"/console/webhooks/{{endpoint_id}}/{_name}",
@@ -171,7 +171,7 @@ async def rotate_secret(request: Request, endpoint_id: str) -> Response:
     async def run(live: LiveConsole, form: FormData) -> Response:
         async with runtime.db.write() as session:
             ctx = write_context(request, live.principal)
-            rotation = await endpoints.rotate_secret(
+            rotation = await webhooks.rotate_secret(
                 session, runtime, ctx, live.principal.key, endpoint_id
             )
         shown = Shown(secret=rotated_secret(rotation))
@@ -187,9 +187,9 @@ async def send_test(request: Request, endpoint_id: str) -> Response:
 
     async def run(live: LiveConsole, form: FormData) -> Response:
         tenant_id = live.principal.tenant_id
-        result = await endpoints.send_test_event(runtime, tenant_id, endpoint_id)
+        result = await webhooks.send_test_event(runtime, tenant_id, endpoint_id)
         async with runtime.db.write() as session:
-            endpoints.record_test_send(session, write_context(request, live.principal), endpoint_id)
+            webhooks.record_test_send(session, write_context(request, live.principal), endpoint_id)
         return await render_endpoint(request, live, endpoint_id, Shown(test=result))
 
     return await endpoint_action(request, endpoint_id, run)

@@ -17,7 +17,7 @@ from fastapi import Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from gatehouse.consoles.service import IDLE_TIMEOUT, SESSION_LIFETIME, LiveConsole, find_session
+from gatehouse.consoles import IDLE_TIMEOUT, SESSION_LIFETIME, LiveConsole, find_session
 from gatehouse.domain.principals import SCOPE_READ, SCOPE_WEBHOOKS
 from gatehouse.web import browser
 from gatehouse.web.auth import runtime_of

@@ -17,7 +17,7 @@ from gatehouse.console.session_http import (
     session_and_form,
     set_cookie,
 )
-from gatehouse.consoles.service import LinkUnusable, end_session, link_is_usable, redeem_link
+from gatehouse.consoles import LinkUnusable, end_session, link_is_usable, redeem_link
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.browser import check_origin
 from gatehouse.web.context import write_context

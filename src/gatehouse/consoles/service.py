@@ -13,16 +13,16 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.audit.context import WriteContext
+from gatehouse.consoles import queries
 from gatehouse.consoles.schemas import ConsoleLinkView
 from gatehouse.domain.principals import DEFAULT_SCOPES, ConsolePrincipal, TenantPrincipal
 from gatehouse.ids import new_id, random_token
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.console import ConsoleLink, ConsoleSession
-from gatehouse.storage.tables.core import ApiKey, Tenant
+from gatehouse.storage.tables.core import ApiKey
 from gatehouse.timeutil import format_ts
 
 LINK_LIFETIME = timedelta(minutes=10)
@@ -84,13 +84,7 @@ async def link_is_usable(runtime: Runtime, token: str) -> bool:
     if not token or len(token) > MAX_TOKEN:
         return False
     async with runtime.db.read() as session:
-        row = (
-            await session.execute(
-                select(ConsoleLink, ApiKey.status)
-                .join(ApiKey, ApiKey.id == ConsoleLink.key_id)
-                .where(ConsoleLink.token_hash.in_(runtime.crypto.hash_candidates(token)))
-            )
-        ).first()
+        row = await queries.link_with_key_status(session, runtime.crypto.hash_candidates(token))
     if row is None:
         return False
     link, key_status = row
@@ -107,23 +101,14 @@ async def redeem_link(runtime: Runtime, token: str, request_id: str | None) -> O
         raise LinkUnusable
     now = runtime.now()
     async with runtime.db.write() as session:
-        stmt = select(ConsoleLink).where(
-            ConsoleLink.token_hash.in_(runtime.crypto.hash_candidates(token))
-        )
-        if not runtime.db.is_sqlite:
-            stmt = stmt.with_for_update()
-        link = await session.scalar(stmt)
+        digests = runtime.crypto.hash_candidates(token)
+        link = await queries.link_by_digest(session, digests, lock=not runtime.db.is_sqlite)
         if link is None or link.used_at is not None or link.expires_at <= now:
             raise LinkUnusable
         key = await session.get(ApiKey, link.key_id)
         if key is None or key.status != "active" or key.tenant_id != link.tenant_id:
             raise LinkUnusable
-        claimed = await session.execute(
-            update(ConsoleLink)
-            .where(ConsoleLink.id == link.id, ConsoleLink.used_at.is_(None))
-            .values(used_at=now)
-        )
-        if getattr(claimed, "rowcount", 0) != 1:
+        if not await queries.claim_link(session, link.id, now):
             raise LinkUnusable
         cookie_value = random_token(48)
         record = ConsoleSession(
@@ -158,14 +143,7 @@ async def find_session(runtime: Runtime, cookie_value: str | None) -> LiveConsol
     if not cookie_value or len(cookie_value) > MAX_TOKEN:
         return None
     async with runtime.db.read() as session:
-        row = (
-            await session.execute(
-                select(ConsoleSession, ApiKey.status, ApiKey.scopes, Tenant.status)
-                .join(ApiKey, ApiKey.id == ConsoleSession.key_id)
-                .join(Tenant, Tenant.id == ConsoleSession.tenant_id)
-                .where(ConsoleSession.token_hash.in_(runtime.crypto.hash_candidates(cookie_value)))
-            )
-        ).first()
+        row = await queries.session_with_key(session, runtime.crypto.hash_candidates(cookie_value))
     if row is None:
         return None
     record, key_status, scopes, tenant_status = row
@@ -174,11 +152,7 @@ async def find_session(runtime: Runtime, cookie_value: str | None) -> LiveConsol
         return None
     if now - record.last_seen_at >= TOUCH_EVERY:
         async with runtime.db.write() as session:
-            await session.execute(
-                update(ConsoleSession)
-                .where(ConsoleSession.id == record.id, ConsoleSession.ended_at.is_(None))
-                .values(last_seen_at=now)
-            )
+            await queries.touch_session(session, record.id, now)
     key = TenantPrincipal(
         record.tenant_id, record.key_id, frozenset(scopes or DEFAULT_SCOPES), tenant_status
     )
@@ -189,11 +163,7 @@ async def find_session(runtime: Runtime, cookie_value: str | None) -> LiveConsol
 async def end_session(runtime: Runtime, ctx: WriteContext, session_id: str) -> None:
     """Sign-out: the session ends at once (audited `console.sign_out`)."""
     async with runtime.db.write() as session:
-        await session.execute(
-            update(ConsoleSession)
-            .where(ConsoleSession.id == session_id, ConsoleSession.ended_at.is_(None))
-            .values(ended_at=ctx.now)
-        )
+        await queries.close_session(session, session_id, ctx.now)
         ctx.audit(session, "console.sign_out", session_id)
 
 
@@ -203,9 +173,7 @@ async def keep_secret_for_next_page(
     """Keep a new endpoint's secret, sealed, for the page the browser is sent to next (in
     the caller's transaction); `take_secret` shows it there once."""
     sealed = runtime.crypto.encrypt_text(json.dumps({"endpointId": endpoint_id, "secret": secret}))
-    await session.execute(
-        update(ConsoleSession).where(ConsoleSession.id == session_id).values(flash_encrypted=sealed)
-    )
+    await queries.keep_flash(session, session_id, sealed)
 
 
 async def take_secret(runtime: Runtime, session_id: str, endpoint_id: str) -> str | None:

@@ -11,11 +11,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import JSONResponse, Response
 
-from gatehouse.accounts import passkeys, tokens
-from gatehouse.accounts.identity import factors_of
-from gatehouse.accounts.schemas import CreatedPersonalToken
-from gatehouse.accounts.sessions import sign_out_everywhere
-from gatehouse.accounts.sign_in import renew_recovery_codes
+from gatehouse import accounts
+from gatehouse.accounts import (
+    CreatedPersonalToken,
+    factors_of,
+    renew_recovery_codes,
+    sign_out_everywhere,
+)
 from gatehouse.dashboard.sessions import (
     Viewer,
     checked_form,
@@ -58,8 +60,8 @@ async def render_account(
             "section": "account",
             "title": "Your account",
             "factors": factors,
-            "passkeys": await passkeys.passkeys_of(runtime, staff_id),
-            "tokens": (await tokens.list_tokens(runtime, staff_id))["data"],
+            "passkeys": await accounts.passkeys_of(runtime, staff_id),
+            "tokens": (await accounts.list_tokens(runtime, staff_id))["data"],
             "new_token": new_token,
             "errors": errors or {},
             "notice": NOTICES.get(request.query_params.get("done") or ""),
@@ -95,7 +97,7 @@ async def create_token(request: Request) -> Response:
     raw_days = str(form.get("expires_in_days") or "").strip()
     days = raw_days or None  # text: check_token_input reads it as an integer or refuses it
     try:
-        created = await tokens.create_token(
+        created = await accounts.create_token(
             runtime_of(request),
             viewer.principal.staff_id,
             form.get("name"),
@@ -115,7 +117,7 @@ async def revoke_token(token_id: str, request: Request) -> Response:
         return guarded
     viewer, _form = guarded
     try:
-        await tokens.revoke_token(
+        await accounts.revoke_token(
             runtime_of(request),
             viewer.principal.staff_id,
             token_id,
@@ -165,7 +167,7 @@ async def remove_passkey(passkey_id: str, request: Request) -> Response:
         return guarded
     viewer, _form = guarded
     try:
-        await passkeys.remove_passkey(
+        await accounts.remove_passkey(
             runtime_of(request),
             viewer.principal,
             passkey_id,
@@ -198,7 +200,7 @@ async def passkey_options(request: Request) -> Response:
     viewer = await _json_viewer(request)
     if isinstance(viewer, JSONResponse):
         return viewer
-    body = await passkeys.registration_options(
+    body = await accounts.registration_options(
         runtime_of(request), viewer.principal, viewer.session_id
     )
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
@@ -216,7 +218,7 @@ async def passkey_enrol(request: Request) -> Response:
     if not isinstance(body, dict):
         return JSONResponse({"message": "Send a JSON object."}, status_code=400)
     try:
-        added = await passkeys.enrol_passkey(
+        added = await accounts.enrol_passkey(
             runtime_of(request),
             viewer.principal,
             viewer.session_id,

@@ -16,18 +16,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse import cases, info_requests
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases import assignment, notes
 from gatehouse.dashboard.forms import Refused, Render, form_action
 from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
-from gatehouse.decisions.service import make_decision
+from gatehouse.decisions import make_decision
 from gatehouse.domain.principals import Role, StaffPrincipal
-from gatehouse.erasure.service import erase_application, erase_documents
+from gatehouse.erasure import erase_application, erase_documents
 from gatehouse.errors import invalid_argument
-from gatehouse.info_requests import service as info_requests
-from gatehouse.info_requests.queries import application_of_request
-from gatehouse.info_requests.service import raise_request
+from gatehouse.info_requests import application_of_request, raise_request
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import see_other
@@ -113,7 +111,7 @@ async def add_note(request: Request, client_id: str) -> Response:
     async def run(viewer: Viewer, form: FormData) -> Response:
         async with runtime.db.write() as session:
             ctx = write_context(request, viewer.principal)
-            await notes.add_note(session, ctx, viewer.principal, client_id, _text(form, "note"))
+            await cases.add_note(session, ctx, viewer.principal, client_id, _text(form, "note"))
         return see_other(f"/dashboard/applications/{client_id}?done=noted#h-notes")
 
     page = _case_page(request, client_id)
@@ -139,7 +137,7 @@ async def assign(request: Request, client_id: str) -> Response:
             raise invalid_argument("Choose claim, hand over or unassign.", "move")
         async with runtime.db.write() as session:
             ctx = write_context(request, viewer.principal)
-            await assignment.assign(session, ctx, client_id, assignee)
+            await cases.assign(session, ctx, client_id, assignee)
         return see_other(f"/dashboard/applications/{client_id}?done=assigned")
 
     page = _case_page(request, client_id)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import PlainTextResponse, Response
 
+from gatehouse import documents
 from gatehouse.dashboard.sessions import require_viewer
-from gatehouse.documents import review
 from gatehouse.errors import GatehouseError
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.downloads import INLINE_POLICY, document_response
@@ -22,7 +22,7 @@ async def _answer(request: Request, document_id: str, *, inline: bool) -> Respon
     if isinstance(viewer, Response):
         return viewer
     try:
-        content = await review.open_document(
+        content = await documents.open_document(
             runtime_of(request), viewer.principal, request_id_of(request) or None, document_id
         )
     except GatehouseError as error:

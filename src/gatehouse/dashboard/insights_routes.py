@@ -17,11 +17,11 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gatehouse import insights
-from gatehouse.accounts.queries import tenants_by_name
+from gatehouse.accounts import tenants_by_name
 from gatehouse.dashboard.sessions import require_viewer
 from gatehouse.domain.principals import Role
-from gatehouse.insights.charts import charts_of, duration_words
-from gatehouse.intakes.queries import intakes_of
+from gatehouse.insights import charts_of, duration_words
+from gatehouse.intakes import intakes_of
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
 

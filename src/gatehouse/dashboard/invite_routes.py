@@ -11,10 +11,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.accounts.identity import InviteUnusable, open_invite
-from gatehouse.accounts.queries import staff_email
-from gatehouse.accounts.sessions import Flow
-from gatehouse.accounts.sign_in import SignInFailed, enrolment_of, finish_enrolment, use_invite
+from gatehouse.accounts import (
+    Flow,
+    InviteUnusable,
+    SignInFailed,
+    enrolment_of,
+    finish_enrolment,
+    open_invite,
+    staff_email,
+    use_invite,
+)
 from gatehouse.dashboard.sessions import set_session_cookie
 from gatehouse.dashboard.sign_in_http import (
     anonymous_context,

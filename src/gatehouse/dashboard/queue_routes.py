@@ -10,9 +10,8 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
-from gatehouse.cases import queue as queries
-from gatehouse.cases.assignment import colleagues
-from gatehouse.cases.case_file import CaseFile, case_file
+from gatehouse import cases
+from gatehouse.cases import CaseFile, case_file, colleagues
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.principals import Role
 from gatehouse.domain.realignment import intake_change_refusal
@@ -31,7 +30,7 @@ from gatehouse.errors import GatehouseError
 from gatehouse.realignment import intake_choices
 from gatehouse.retention import hold_details, hold_of
 from gatehouse.risk import risk_view
-from gatehouse.screening.service import read_screening
+from gatehouse.screening import read_screening
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.rendering import render
 
@@ -68,24 +67,24 @@ async def queue(request: Request) -> Response:
         return viewer
     runtime = runtime_of(request)
     params = request.query_params
-    filters, errors = queries.parse_queue_filters(params, viewer.principal.staff_id)
+    filters, errors = cases.parse_queue_filters(params, viewer.principal.staff_id)
     cursor = params.get("cursor") or None
     days = runtime.settings.info_request_reminder_days
     now = runtime.now()
     async with runtime.db.read() as session:
         try:
-            page = await queries.queue_page(
+            page = await cases.queue_page(
                 session, runtime.crypto, filters, cursor, now=now, reminder_days=days
             )
         except GatehouseError:
             errors["cursor"] = "That page link is no longer valid; showing the first page."
             cursor = None
-            page = await queries.queue_page(
+            page = await cases.queue_page(
                 session, runtime.crypto, filters, None, now=now, reminder_days=days
             )
-        tenants = await queries.tenant_choices(session)
-        sandboxes = set(await queries.sandbox_tenants(session))
-        intakes = await queries.intake_choices(session)
+        tenants = await cases.tenant_choices(session)
+        sandboxes = set(await cases.sandbox_tenants(session))
+        intakes = await cases.intake_choices(session)
         team = await colleagues(session)
     base = {
         name: value

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from gatehouse.accounts.service import update_tenant
+from gatehouse.accounts import update_tenant
 from gatehouse.dashboard.forms import Refused, form_action
 from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer, require_viewer

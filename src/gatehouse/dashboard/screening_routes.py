@@ -11,16 +11,16 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse import intakes
 from gatehouse.dashboard.forms import Refused, Render, form_action
 from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
 from gatehouse.dashboard.tenants_routes import render_tenant
 from gatehouse.domain.principals import Role
 from gatehouse.errors import invalid_argument
-from gatehouse.intakes import queries as intake_queries
-from gatehouse.intakes.service import update_intake
-from gatehouse.risk.service import override_risk
-from gatehouse.screening.service import application_of_hit, resolve_hit, run_screening
+from gatehouse.intakes import update_intake
+from gatehouse.risk import override_risk
+from gatehouse.screening import application_of_hit, resolve_hit, run_screening
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import see_other
@@ -130,7 +130,7 @@ async def intake_screening(request: Request, label_id: str) -> Response:
     """An intake's screening mapping and risk rules, as JSON (admin+)."""
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        tenant_id = await intake_queries.tenant_of_intake(session, label_id)
+        tenant_id = await intakes.tenant_of_intake(session, label_id)
 
     async def run(viewer: Viewer, form: FormData) -> Response:
         changes = {"screening": _json(form, "screening"), "riskRules": _json(form, "riskRules")}

@@ -20,7 +20,7 @@ from fastapi import Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from gatehouse.accounts import sessions
+from gatehouse import accounts
 from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.web import browser
 from gatehouse.web.auth import runtime_of
@@ -29,7 +29,7 @@ from gatehouse.web.rendering import render, see_other
 from gatehouse.web.text import read_form
 
 COOKIE_NAME = "gatehouse_dashboard"
-SESSION_LIFETIME = sessions.SESSION_LIFETIME
+SESSION_LIFETIME = accounts.SESSION_LIFETIME
 SIGN_IN_PATH = "/dashboard/sign-in"
 
 
@@ -48,7 +48,7 @@ class Viewer:
 
 async def current_viewer(request: Request) -> Viewer | None:
     """The live session named by the cookie, or None."""
-    live = await sessions.find_session(
+    live = await accounts.find_session(
         runtime_of(request), browser.read_cookie(request, runtime_of(request).settings, COOKIE_NAME)
     )
     if live is None:
@@ -60,7 +60,7 @@ async def current_viewer(request: Request) -> Viewer | None:
 async def end_session(request: Request, viewer: Viewer) -> None:
     """Sign-out: this session ends at once (audited `dashboard.sign_out`)."""
     ctx = write_context(request, viewer.principal)
-    await sessions.end_session(runtime_of(request), viewer.session_id, ctx)
+    await accounts.end_session(runtime_of(request), viewer.session_id, ctx)
 
 
 def set_session_cookie(request: Request, response: Response, cookie_value: str) -> None:

@@ -17,8 +17,7 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse import metrics
-from gatehouse.accounts.sessions import Flow, OpenedSession, find_flow
-from gatehouse.accounts.sign_in import ANONYMOUS
+from gatehouse.accounts import ANONYMOUS, Flow, OpenedSession, find_flow
 from gatehouse.audit.context import WriteContext
 from gatehouse.dashboard.sessions import set_session_cookie
 from gatehouse.web import browser

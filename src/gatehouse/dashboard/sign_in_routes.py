@@ -4,15 +4,14 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.responses import JSONResponse, Response
 
-from gatehouse.accounts import oidc, passkeys
-from gatehouse.accounts.queries import passkey_count
-from gatehouse.accounts.sessions import Flow
-from gatehouse.accounts.sign_in import SignInFailed, code_step, password_step
+from gatehouse import accounts
+from gatehouse.accounts import Flow, SignInFailed, code_step, passkey_count, password_step
 from gatehouse.dashboard.sessions import current_viewer, set_session_cookie
 from gatehouse.dashboard.sign_in_http import (
     SIGN_IN_FAILED,
@@ -37,6 +36,8 @@ SIGN_IN = "/dashboard/sign-in"
 VERIFY = "/dashboard/sign-in/verify"
 ENROL = "/dashboard/enrol"
 JSON_HEADERS = {"Cache-Control": "no-store"}
+# The single sign-on client's own logger (accounts/oidc.py), so its lines read as one.
+oidc_log = logging.getLogger("gatehouse.oidc")
 
 
 def sign_in_page(
@@ -191,7 +192,7 @@ async def passkey_options(request: Request) -> Response:
         or not same_origin(request)
     ):
         return _json(403, {"message": SIGN_IN_FAILED, "restart": flow is None})
-    challenge = await passkeys.sign_in_options(runtime_of(request), flow)
+    challenge = await accounts.sign_in_options(runtime_of(request), flow)
     return _json(200, {"options": challenge.options})
 
 
@@ -210,7 +211,7 @@ async def passkey_submit(request: Request) -> Response:
         return _json(429, {"message": "Too many sign-in attempts. Wait a minute."})
     body = await _json_body(request)
     try:
-        opened = await passkeys.passkey_step(
+        opened = await accounts.passkey_step(
             runtime_of(request),
             flow,
             body.get("credential") if body else None,
@@ -243,9 +244,9 @@ async def oidc_start(request: Request) -> Response:
     if refused is not None:
         return refused
     try:
-        cookie, _flow, url = await oidc.start(runtime, next_path)
-    except oidc.ProviderUnavailable:
-        oidc.log.warning("single sign-on provider unavailable", exc_info=True)
+        cookie, _flow, url = await accounts.start_single_sign_on(runtime, next_path)
+    except accounts.ProviderUnavailable:
+        oidc_log.warning("single sign-on provider unavailable", exc_info=True)
         return sign_in_page(
             request,
             next_path=next_path,
@@ -257,7 +258,7 @@ async def oidc_start(request: Request) -> Response:
     return response
 
 
-@router.get(oidc.CALLBACK_PATH)
+@router.get(accounts.CALLBACK_PATH)
 async def oidc_callback(request: Request) -> Response:
     runtime = runtime_of(request)
     flow = await flow_of(request, "oidc")
@@ -266,13 +267,15 @@ async def oidc_callback(request: Request) -> Response:
         return sign_in_page(request, problem=refused_text, status_code=400)
     params = {k: v for k, v in request.query_params.items() if k in ("code", "state", "error")}
     try:
-        opened = await oidc.finish(runtime, flow, params, anonymous_context(request))
+        opened = await accounts.finish_single_sign_on(
+            runtime, flow, params, anonymous_context(request)
+        )
     except SignInFailed:
         response = sign_in_page(request, problem=refused_text, status_code=403)
         clear_flow_cookie(request, response)
         return response
-    except oidc.ProviderUnavailable:
-        oidc.log.warning("single sign-on provider unavailable", exc_info=True)
+    except accounts.ProviderUnavailable:
+        oidc_log.warning("single sign-on provider unavailable", exc_info=True)
         return sign_in_page(
             request,
             problem="Single sign-on is not available right now. Try again later.",

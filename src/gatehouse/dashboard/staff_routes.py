@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.accounts import lifecycle
+from gatehouse import accounts
 from gatehouse.dashboard.sessions import Viewer, checked_form, require_viewer
 from gatehouse.domain.principals import STAFF_ROLES, Role
 from gatehouse.errors import GatehouseError, permission_denied
@@ -36,7 +36,7 @@ async def render_staff(
     problem: str | None = None,
     status_code: int = 200,
 ) -> Response:
-    listing = await lifecycle.list_staff(runtime_of(request))
+    listing = await accounts.list_staff(runtime_of(request))
     role = viewer.principal.role
     return render(
         request,
@@ -46,14 +46,14 @@ async def render_staff(
             "section": "staff",
             "title": "Staff",
             "staff": listing["data"],
-            "roles": [r for r in STAFF_ROLES if lifecycle.may_manage(role, r)],
+            "roles": [r for r in STAFF_ROLES if accounts.may_manage(role, r)],
             "role_options": [
-                (r, r.replace("_", " ")) for r in STAFF_ROLES if lifecycle.may_manage(role, r)
+                (r, r.replace("_", " ")) for r in STAFF_ROLES if accounts.may_manage(role, r)
             ],
             "manageable": {
                 row["staffId"]
                 for row in listing["data"]
-                if lifecycle.may_manage(role, row["role"])
+                if accounts.may_manage(role, row["role"])
                 and row["staffId"] != viewer.principal.staff_id
             },
             "invite": invite,
@@ -95,12 +95,12 @@ async def invite_staff(request: Request) -> Response:
     viewer, form = guarded
     email, role = form.get("email"), form.get("role")
     try:
-        if isinstance(role, str) and not lifecycle.may_manage(viewer.role, role):
+        if isinstance(role, str) and not accounts.may_manage(viewer.role, role):
             raise permission_denied(
                 f"Inviting a staff member with the {role} role needs the "
-                f"{lifecycle.role_needed_for(role)} role."
+                f"{accounts.role_needed_for(role)} role."
             )
-        created = await lifecycle.create_staff_member(
+        created = await accounts.create_staff_member(
             runtime_of(request), email, role, write_context(request, viewer.principal)
         )
     except GatehouseError as error:
@@ -121,13 +121,13 @@ async def _change(request: Request, staff_id: str, action: str) -> Response:
     ctx = write_context(request, viewer.principal)
     try:
         if action == "role":
-            await lifecycle.change_role(runtime, viewer.principal, staff_id, form.get("role"), ctx)
+            await accounts.change_role(runtime, viewer.principal, staff_id, form.get("role"), ctx)
         elif action == "deactivated":
-            await lifecycle.deactivate(runtime, viewer.principal, staff_id, ctx)
+            await accounts.deactivate(runtime, viewer.principal, staff_id, ctx)
         elif action == "reactivated":
-            await lifecycle.reactivate(runtime, viewer.principal, staff_id, ctx)
+            await accounts.reactivate(runtime, viewer.principal, staff_id, ctx)
         else:
-            issued = await lifecycle.reset(runtime, viewer.principal, staff_id, ctx)
+            issued = await accounts.reset_staff_member(runtime, viewer.principal, staff_id, ctx)
             invite = {"staffId": staff_id, "url": issued["inviteUrl"], "kind": "reset"}
             return await render_staff(request, viewer, invite=invite)
     except GatehouseError as error:

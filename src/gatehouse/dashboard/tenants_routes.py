@@ -9,10 +9,9 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response
 
-from gatehouse.accounts import branding
-from gatehouse.accounts import queries as accounts
-from gatehouse.accounts.schemas import CreatedApiKey
-from gatehouse.accounts.service import (
+from gatehouse import accounts
+from gatehouse.accounts import (
+    CreatedApiKey,
     check_endpoint_cap,
     create_api_key,
     create_tenant,
@@ -25,10 +24,11 @@ from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.branding import palette
 from gatehouse.domain.principals import ALL_SCOPES, Role
 from gatehouse.errors import invalid_argument
-from gatehouse.intakes import queries as intake_queries
-from gatehouse.intakes.service import (
+from gatehouse.intakes import (
     create_intake,
+    intakes_of,
     staff_intake_read,
+    tenant_of_intake,
     update_intake,
     valid_order,
 )
@@ -119,7 +119,7 @@ async def render_tenant(
     async with runtime.db.read() as session:
         tenant = await accounts.tenant_by_id(session, tenant_id)
         keys = await accounts.api_keys_of(session, tenant_id)
-        intakes = await intake_queries.intakes_of(session, tenant_id)
+        intakes = await intakes_of(session, tenant_id)
         legal_holds = await holds_in_tenant(session, tenant_id)
         # Each intake's screening mapping and risk rules (docs/screening.md).
         intake_views = {i.id: await staff_intake_read(session, i) for i in intakes}
@@ -148,8 +148,8 @@ async def render_tenant(
             "new_key": new_key,
             "can_admin": viewer.principal.at_least(Role.ADMIN),
             "palette": palette(tenant.accent_color),
-            "logo_url": branding.logo_url(tenant),
-            "logo_max_kib": branding.LOGO_MAX_BYTES // 1024,
+            "logo_url": accounts.logo_url(tenant),
+            "logo_max_kib": accounts.LOGO_MAX_BYTES // 1024,
             "notice": _NOTICES.get(request.query_params.get("done") or ""),
             "legal_holds": legal_holds,
         },
@@ -319,7 +319,7 @@ async def new_intake(request: Request, tenant_id: str) -> Response:
 
 async def _tenant_of_intake(request: Request, label_id: str) -> str | None:
     async with runtime_of(request).db.read() as session:
-        return await intake_queries.tenant_of_intake(session, label_id)
+        return await tenant_of_intake(session, label_id)
 
 
 @router.post("/dashboard/intakes/{label_id}")
@@ -370,13 +370,13 @@ async def change_logo(request: Request, tenant_id: str) -> Response:
     async def run(viewer: Viewer, form: FormData) -> Response:
         ctx = write_context(request, viewer.principal)
         if form.get("remove") == "yes":
-            await branding.remove_logo(runtime_of(request), ctx, tenant_id)
+            await accounts.remove_logo(runtime_of(request), ctx, tenant_id)
             return see_other(f"/dashboard/tenants/{tenant_id}?done=logo-removed")
         upload = form.get("logo")
         if not isinstance(upload, UploadFile) or not upload.filename:
             raise invalid_argument("Choose an image file.", "logo", "missing file")
-        content = await upload.read(branding.LOGO_MAX_BYTES + 1)
-        await branding.set_logo(runtime_of(request), ctx, tenant_id, content, upload.content_type)
+        content = await upload.read(accounts.LOGO_MAX_BYTES + 1)
+        await accounts.set_logo(runtime_of(request), ctx, tenant_id, content, upload.content_type)
         return see_other(f"/dashboard/tenants/{tenant_id}?done=logo")
 
     page = _tenant_page(request, tenant_id)

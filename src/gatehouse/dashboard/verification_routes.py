@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse import verification
 from gatehouse.dashboard.forms import Refused, form_action
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.numbers import parse_int
@@ -22,9 +23,7 @@ from gatehouse.domain.verification import (
 )
 from gatehouse.errors import invalid_argument
 from gatehouse.paging import PageRequest
-from gatehouse.verification import clients, customers, schemas
-from gatehouse.verification import queries as listing
-from gatehouse.verification.schemas import CreatedVerificationClient
+from gatehouse.verification import CreatedVerificationClient
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
@@ -56,12 +55,12 @@ async def render_verification(
 ) -> Response:
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        client_list = await clients.list_clients(session)
-        customer_page = await listing.list_customers(
-            session, runtime.crypto, listing.CustomerFilters(), PageRequest(LIST_SIZE)
+        client_list = await verification.list_clients(session)
+        customer_page = await verification.list_customers(
+            session, runtime.crypto, verification.CustomerFilters(), PageRequest(LIST_SIZE)
         )
-        callback_page = await listing.list_callbacks(
-            session, runtime.crypto, listing.CallbackFilters(), PageRequest(LIST_SIZE)
+        callback_page = await verification.list_callbacks(
+            session, runtime.crypto, verification.CallbackFilters(), PageRequest(LIST_SIZE)
         )
     settable = [(str(code), f"{code} · {status_name(code)}") for code in sorted(EMITTED_STATUSES)]
     return render(
@@ -115,7 +114,7 @@ async def new_client(request: Request) -> Response:
         if not name or len(name) > 200:
             raise invalid_argument("Enter a name of 1 to 200 characters.", "client_name")
         async with runtime.db.write() as session:
-            created = await clients.create_client(
+            created = await verification.create_client(
                 session,
                 runtime,
                 write_context(request, viewer.principal),
@@ -148,21 +147,21 @@ async def new_customer(request: Request) -> Response:
         document_type = _text(form, "document_type")
         expires = _text(form, "document_expires")
         documents = (
-            [schemas.DocumentCreate(type=document_type, expiresAt=expires)]
+            [verification.DocumentCreate(type=document_type, expiresAt=expires)]
             if document_type
             else None
         )
-        body = schemas.CustomerCreate(
+        body = verification.CustomerCreate(
             clientUuid=_text(form, "clientUuid"),
             email=_text(form, "email"),
             phone=_text(form, "phone"),
             clientId=_text(form, "clientId") or None,
             documents=documents,
         )
-        data = schemas.customer_input(body)
+        data = verification.customer_input(body)
         async with runtime.db.write() as session:
             ctx = write_context(request, viewer.principal)
-            await customers.create_customer(session, runtime, ctx, data)
+            await verification.create_customer(session, runtime, ctx, data)
         return see_other("/dashboard/verification?done=customer")
 
     again = partial(_again, request)
@@ -176,7 +175,7 @@ async def change_status(request: Request, customer_uuid: str) -> Response:
     async def run(viewer: Viewer, form: FormData) -> Response:
         status = parse_int(_text(form, "status"), "status", LOWEST_STATUS, HIGHEST_STATUS)
         async with runtime.db.write() as session:
-            await customers.change_status(
+            await verification.change_status(
                 session,
                 runtime,
                 write_context(request, viewer.principal),

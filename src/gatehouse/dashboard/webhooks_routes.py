@@ -7,15 +7,19 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from gatehouse.cases import queue as queries
+from gatehouse import cases
 from gatehouse.dashboard.forms import Refused, form_action
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.principals import Role
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.rendering import render, see_other
-from gatehouse.webhooks.deliveries import replay_delivery
-from gatehouse.webhooks.health import dead_deliveries, endpoint_health, recent_notifications
+from gatehouse.webhooks import (
+    dead_deliveries,
+    endpoint_health,
+    recent_notifications,
+    replay_delivery,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,7 +35,7 @@ async def render_webhooks(
         endpoints = await endpoint_health(session, tenant_id)
         dead = await dead_deliveries(session, tenant_id)
         notifications = await recent_notifications(session, tenant_id, NOTIFICATIONS_SHOWN)
-        tenants = await queries.tenant_choices(session)
+        tenants = await cases.tenant_choices(session)
     names = {tenant: label for tenant, label in tenants}
     return render(
         request,

@@ -12,13 +12,12 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.service.reads import load_application_view, read_checklist
+from gatehouse.applications import application_for_write, load_application_view, read_checklist
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases.queries import staff_application_view
-from gatehouse.cases.schemas import StaffApplication
-from gatehouse.cases.service import (
-    application_for_write,
+from gatehouse.cases import (
+    StaffApplication,
     publish_status_change,
+    staff_application_view,
 )
 from gatehouse.domain import events
 from gatehouse.domain.decisions import HistoryEntry, plan_decision
@@ -40,7 +39,7 @@ from gatehouse.errors import failed_precondition
 from gatehouse.ids import new_id
 from gatehouse.screening import open_hit_count
 from gatehouse.storage.tables.applications import Application, Decision
-from gatehouse.webhooks.outbox import publish
+from gatehouse.webhooks import publish
 
 
 def add_history(

@@ -22,10 +22,10 @@ from typing import BinaryIO
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applicants.sessions import PortalContext
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import Document as DocumentView
-from gatehouse.applications.service.reads import document_view
+from gatehouse import applications
+from gatehouse.applicants import PortalContext
+from gatehouse.applications import Document as DocumentView
+from gatehouse.applications import document_view
 from gatehouse.audit.context import WriteContext
 from gatehouse.documents import custody
 from gatehouse.documents.scan import parse_address, scan, scanner_unavailable
@@ -140,7 +140,9 @@ async def record_upload(
     upload: Upload,
     made: custody.Deposit,
 ) -> DocumentView:
-    application = await repo.application_by_id(session, user.application_id, for_update=True)
+    application = await applications.application_by_id(
+        session, user.application_id, for_update=True
+    )
     if application is None or application.erased_at is not None or application.locked:
         raise permission_denied("Access to this application is not available.")
     filename = upload.filename

@@ -26,7 +26,7 @@ from gatehouse.domain.webhooks import DeliveryStatus
 from gatehouse.storage.tables.core import Event
 from gatehouse.storage.tables.webhooks import Delivery
 from gatehouse.timeutil import format_ts
-from gatehouse.webhooks.outbox import environment_of
+from gatehouse.webhooks import environment_of
 
 ERASED_REASON = "application erased"
 

@@ -21,30 +21,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
+from gatehouse import applications, documents
+from gatehouse.applications import application_for_write
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases.service import application_for_write
-from gatehouse.documents import custody
 from gatehouse.domain.identity import erased_identity
 from gatehouse.erasure.events import redact_events
+from gatehouse.erasure.queries import clear_personal_rows, clear_staff_text
 from gatehouse.erasure.replays import forget_replays
 from gatehouse.erasure.schemas import Erased
 from gatehouse.errors import failed_precondition
 from gatehouse.runtime import Runtime
 from gatehouse.screening import erase_screening
-from gatehouse.storage.tables.applications import (
-    Decision,
-    Document,
-    InfoRequest,
-    InfoRequestItem,
-    Member,
-)
 from gatehouse.storage.tables.records import LegalHold
-from gatehouse.storage.tables.workstation import CaseNote
-from gatehouse.verification.erasure import erase_linked_customers
+from gatehouse.verification import erase_linked_customers
 
 
 async def erase_application(
@@ -62,29 +53,13 @@ async def erase_application(
         raise failed_precondition(
             "The application is on legal hold: release the hold before erasing it."
         )
-    await repo.revoke_unused_links(session, application.id, at)
-    await repo.end_portal_sessions(session, application.id, at)
-    await session.execute(delete(Member).where(Member.application_id == application.id))
-    request_ids = select(InfoRequest.id).where(InfoRequest.application_id == application.id)
-    await session.execute(
-        update(InfoRequestItem)
-        .where(InfoRequestItem.request_id.in_(request_ids))
-        .values(answer=None)
-    )
-    await session.execute(
-        update(Document)
-        .where(Document.application_id == application.id)
-        .values(content=None, filename=None, status="erased")
-    )
-    await custody.shred(session, application.id)
+    await applications.revoke_unused_links(session, application.id, at)
+    await applications.end_portal_sessions(session, application.id, at)
+    await clear_personal_rows(session, application.id)
+    await documents.shred(session, application.id)
     # Staff free text about the applicant goes too: internal notes, and the reasons given for
     # proposing approval with unsatisfied items (docs/workstation.md).
-    await session.execute(delete(CaseNote).where(CaseNote.application_id == application.id))
-    await session.execute(
-        update(Decision)
-        .where(Decision.application_id == application.id)
-        .values(acknowledgement=None)
-    )
+    await clear_staff_text(session, application.id)
     await redact_events(session, application.id)
     await forget_replays(session, application.tenant_id, application.id)
     await erase_linked_customers(session, application.id, at)
@@ -116,7 +91,7 @@ async def erase_documents(runtime: Runtime) -> int:
     """
     total = 0
     while True:
-        discarded = await custody.discard_erased(runtime.db)
+        discarded = await documents.discard_erased(runtime.db)
         total += discarded
-        if discarded < custody.DISCARD_BATCH:  # all done, or a store refused some
+        if discarded < documents.DISCARD_BATCH:  # all done, or a store refused some
             return total

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict
 
-from gatehouse.cases.case_file import CaseFile, RequestWithItems
-from gatehouse.cases.schemas import Note, StaffApplication
+from gatehouse.cases import CaseFile, Note, RequestWithItems, StaffApplication
 from gatehouse.records import AuditHead, SealedEntry
 from gatehouse.retention import HoldDetails
 from gatehouse.risk import Risk

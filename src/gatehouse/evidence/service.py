@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
+from gatehouse import applications
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases.case_file import case_file
-from gatehouse.cases.queries import read_application
+from gatehouse.cases import case_file, read_application
 from gatehouse.crypto import Crypto
 from gatehouse.errors import gone, not_found
 from gatehouse.evidence import queries
@@ -40,7 +39,7 @@ async def evidence_pack(
     session: AsyncSession, db: Database, crypto: Crypto, ctx: WriteContext, client_id: str
 ) -> EvidencePack:
     """The pack (mlro+ at the surface); 404 unknown, 410 erased. Records `evidence.export`."""
-    application = await repo.application_by_id(session, client_id)
+    application = await applications.application_by_id(session, client_id)
     if application is None:
         raise not_found("No application with this clientId.")
     if application.erased_at is not None:

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import InfoRequest as InfoRequestView
-from gatehouse.applications.views import info_request_view
-from gatehouse.cases.service import application_for_write
+from gatehouse import applications
+from gatehouse.applications import InfoRequest as InfoRequestView
+from gatehouse.applications import application_for_write, info_request_view
 from gatehouse.domain import info_requests as rules
 from gatehouse.errors import not_found
 from gatehouse.storage.tables.applications import Application, InfoRequest, InfoRequestItem
@@ -55,7 +54,7 @@ async def load_request(
             .execution_options(populate_existing=True)
         )
     ).scalar_one()
-    items = (await repo.items_of(session, [request.id]))[request.id]
+    items = (await applications.items_of(session, [request.id]))[request.id]
     return LoadedRequest(application, request, items)
 
 

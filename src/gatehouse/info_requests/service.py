@@ -15,10 +15,11 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.schemas import InfoRequest as InfoRequestView
+from gatehouse.applications import InfoRequest as InfoRequestView
+from gatehouse.applications import application_for_write
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases.service import application_for_write, publish_status_change
-from gatehouse.decisions.service import add_history
+from gatehouse.cases import publish_status_change
+from gatehouse.decisions import add_history
 from gatehouse.domain import events
 from gatehouse.domain import info_requests as rules
 from gatehouse.domain.decisions import needs_info_entry
@@ -32,7 +33,7 @@ from gatehouse.domain.status import (
 from gatehouse.ids import new_id
 from gatehouse.info_requests.queries import LoadedRequest, load_request, other_open_requests
 from gatehouse.storage.tables.applications import Application, InfoRequest, InfoRequestItem
-from gatehouse.webhooks.outbox import publish
+from gatehouse.webhooks import publish
 
 
 def _summaries(items: Sequence[InfoRequestItem]) -> list[events.ItemSummary]:

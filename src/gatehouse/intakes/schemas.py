@@ -1,11 +1,14 @@
-"""Response shapes of intakes (docs/reference/tenant-api.md §5.5, docs/reference/staff-api.md
-§5)."""
+"""Response shapes of intakes and their view builders (docs/reference/tenant-api.md §5.5,
+docs/reference/staff-api.md §5)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Any, Literal, NotRequired, cast
 
 from typing_extensions import TypedDict
+
+from gatehouse.domain.risk import default_rules
+from gatehouse.storage.tables.applications import Intake
 
 
 class IntakeLabel(TypedDict):
@@ -80,3 +83,27 @@ class StaffIntake(TypedDict):
     formFields: list[FormField]
     screening: ScreeningSetting
     riskRules: RiskRules
+
+
+def intake_label_view(intake: Intake) -> IntakeLabel:
+    """Intake label list element (docs/reference/tenant-api.md §2.9); nothing internal."""
+    return {"labelId": intake.id, "name": intake.name, "order": intake.order}
+
+
+def staff_intake_view(
+    intake: Intake,
+    screening: dict[str, Any] | None = None,
+    risk_rules: dict[str, Any] | None = None,
+) -> StaffIntake:
+    """Staff view (docs/reference/staff-api.md §5.1):
+    `{labelId, name, order, attached, checklist, formFields, screening, riskRules}`."""
+    return {
+        "labelId": intake.id,
+        "name": intake.name,
+        "order": intake.order,
+        "attached": intake.attached,
+        "checklist": cast(list[ChecklistEntry], list(intake.checklist or [])),
+        "formFields": cast(list[FormField], list(intake.form_fields or [])),
+        "screening": cast(ScreeningSetting, screening or {"people": []}),
+        "riskRules": cast(RiskRules, risk_rules or default_rules()),
+    }

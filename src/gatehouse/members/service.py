@@ -7,16 +7,17 @@ the ownership handover hold under concurrent calls.
 
 from __future__ import annotations
 
-from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import Member as MemberView
-from gatehouse.applications.schemas import SignInLink
-from gatehouse.applications.service.guards import enforce
-from gatehouse.applications.service.links import mint_link
-from gatehouse.applications.service.reads import get_tenant_application
-from gatehouse.applications.views import member_view
+from gatehouse import applications
+from gatehouse.applications import Member as MemberView
+from gatehouse.applications import (
+    SignInLink,
+    enforce,
+    get_tenant_application,
+    member_view,
+    mint_link,
+)
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.access import Operation
 from gatehouse.domain.identity import allowed_redirect
@@ -31,6 +32,7 @@ from gatehouse.domain.normalize import normalize_email
 from gatehouse.domain.principals import TenantPrincipal
 from gatehouse.errors import failed_precondition
 from gatehouse.ids import new_id
+from gatehouse.members.queries import delete_member
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application, Member
 
@@ -54,7 +56,7 @@ async def add_member(
         session, tenant.tenant_id, client_id, for_update=True
     )
     enforce(Operation.ADD_MEMBER, tenant, application)
-    members = await repo.members_of(session, application.id)
+    members = await applications.members_of(session, application.id)
     existing = next((member for member in members if member.email == email), None)
     if existing is not None:
         ctx.audit(session, "member.add", existing.id, application.id)
@@ -86,15 +88,13 @@ async def remove_member(
         session, tenant.tenant_id, client_id, for_update=True
     )
     enforce(Operation.REMOVE_MEMBER, tenant, application)
-    members = await repo.members_of(session, application.id)
+    members = await applications.members_of(session, application.id)
     owner_after = plan_removal(_roster(application, members), uid, new_owner_uid)
-    await session.execute(
-        delete(Member).where(Member.id == uid, Member.application_id == application.id)
-    )
+    await delete_member(session, application.id, uid)
     application.owner_uid = owner_after
     application.updated_at = ctx.now
-    await repo.revoke_unused_links(session, application.id, ctx.now, member_id=uid)
-    await repo.end_portal_sessions(session, application.id, ctx.now, member_id=uid)
+    await applications.revoke_unused_links(session, application.id, ctx.now, member_id=uid)
+    await applications.end_portal_sessions(session, application.id, ctx.now, member_id=uid)
     ctx.audit(session, "member.remove", uid, application.id)
 
 
@@ -118,7 +118,7 @@ async def reissue_login_session(
         wanted = normalize_email(email)
         if wanted is None:
             raise failed_precondition("The email is not valid.")
-    members = await repo.members_of(session, application.id)
+    members = await applications.members_of(session, application.id)
     member_id = link_recipient(_roster(application, members), wanted)
     link = mint_link(
         session,

@@ -16,15 +16,17 @@ from fastapi.routing import APIRoute
 from starlette.datastructures import UploadFile
 from starlette.responses import RedirectResponse, Response
 
-from gatehouse.applicants import service as portal_actions
-from gatehouse.applicants.schemas import FormDraft, PortalMe
-from gatehouse.applicants.sessions import LinkUnusable, end_session, redeem_link
-from gatehouse.applications.examples import DOCUMENT_EXAMPLE, INFO_REQUEST_EXAMPLE
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import Document, DocumentList, InfoRequest, InfoRequestList
-from gatehouse.applications.service import reads as application_reads
-from gatehouse.applications.views import info_request_view
-from gatehouse.documents import service as documents
+from gatehouse import applicants, applications, documents
+from gatehouse.applicants import FormDraft, LinkUnusable, PortalMe, end_session, redeem_link
+from gatehouse.applications import (
+    DOCUMENT_EXAMPLE,
+    INFO_REQUEST_EXAMPLE,
+    Document,
+    DocumentList,
+    InfoRequest,
+    InfoRequestList,
+    info_request_view,
+)
 from gatehouse.errors import INVALID_ARGUMENT, GatehouseError, invalid_argument
 from gatehouse.portal.examples import FORM_EXAMPLE, ME_EXAMPLE, UPLOAD_BODY
 from gatehouse.portal.pages import render_link_invalid
@@ -85,7 +87,7 @@ async def redeem(token: str, request: Request, runtime: RuntimeDep) -> Response:
 )
 async def me(user: PortalUser, runtime: RuntimeDep) -> Response:
     """`{clientId, uid, email, role, status, companyName, submittedAt}`."""
-    return json_response(200, await portal_actions.read_me(runtime, user))
+    return json_response(200, await applicants.read_me(runtime, user))
 
 
 @router.post("/portal/api/submit")
@@ -98,11 +100,11 @@ async def me(user: PortalUser, runtime: RuntimeDep) -> Response:
 async def submit(request: Request, user: PortalUser, runtime: RuntimeDep) -> Response:
     """Submit the application (once); answers the `me` shape."""
     async with runtime.db.write() as session:
-        result = await portal_actions.submit(session, write_context(request, user), user)
+        result = await applicants.submit(session, write_context(request, user), user)
     return json_response(200, result)
 
 
-@router.post("/portal/api/form", openapi_extra=body_schema(portal_actions.FormBody))
+@router.post("/portal/api/form", openapi_extra=body_schema(applicants.FormBody))
 @Op(
     "saveFormDraft",
     "Save the form draft",
@@ -113,10 +115,10 @@ async def submit(request: Request, user: PortalUser, runtime: RuntimeDep) -> Res
 )
 async def save_form(request: Request, user: PortalUser, runtime: RuntimeDep) -> Response:
     """Save the form draft `{companyName?, fields: {…}}` → 200 `{companyName, fields}`."""
-    body = await parse_body(request, portal_actions.FormBody)
+    body = await parse_body(request, applicants.FormBody)
     async with runtime.db.write() as session:
         ctx = write_context(request, user)
-        result = await portal_actions.save_form_draft(session, ctx, user, body)
+        result = await applicants.save_form_draft(session, ctx, user, body)
     return json_response(200, result)
 
 
@@ -131,15 +133,15 @@ async def list_info_requests(user: PortalUser, runtime: RuntimeDep) -> Response:
     """The application's information requests, highest seq first
     (docs/reference/tenant-api.md §2.8 shape)."""
     async with runtime.db.read() as session:
-        requests = await repo.info_requests_of(session, user.application_id)
-        items = await repo.items_of(session, [r.id for r in requests])
+        requests = await applications.info_requests_of(session, user.application_id)
+        items = await applications.items_of(session, [r.id for r in requests])
         data = [info_request_view(r, items[r.id]) for r in requests]
     return json_response(200, {"data": data})
 
 
 @router.post(
     "/portal/api/info-requests/{request_id}/items/{item_id}/answer",
-    openapi_extra=body_schema(portal_actions.AnswerBody),
+    openapi_extra=body_schema(applicants.AnswerBody),
 )
 @Op(
     "answerInfoRequestItem",
@@ -157,9 +159,9 @@ async def answer(
     request_id: str, item_id: str, request: Request, user: PortalUser, runtime: RuntimeDep
 ) -> Response:
     """Answer an item `{answer}` (document items: `{documentId}` too) → 200 request."""
-    body = await parse_body(request, portal_actions.AnswerBody)
+    body = await parse_body(request, applicants.AnswerBody)
     async with runtime.db.write() as session:
-        result = await portal_actions.answer_item(
+        result = await applicants.answer_item(
             session,
             write_context(request, user),
             user,
@@ -180,8 +182,8 @@ async def answer(
 async def list_documents(user: PortalUser, runtime: RuntimeDep) -> Response:
     """Metadata of the application's uploaded documents."""
     async with runtime.db.read() as session:
-        rows = await application_reads.documents_of(session, user.application_id)
-    return json_response(200, {"data": [application_reads.document_view(d) for d in rows]})
+        rows = await applications.documents_of(session, user.application_id)
+    return json_response(200, {"data": [applications.document_view(d) for d in rows]})
 
 
 @router.post("/portal/api/documents")

@@ -15,8 +15,8 @@ import re
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.accounts.branding import logo_by_digest
-from gatehouse.documents.sniff import EXTENSIONS
+from gatehouse.accounts import logo_by_digest
+from gatehouse.documents import EXTENSIONS
 from gatehouse.domain.branding import palette
 from gatehouse.errors import not_found
 from gatehouse.web.auth import runtime_of

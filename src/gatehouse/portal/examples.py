@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.applicants.schemas import FormDraft, PortalMe
+from gatehouse.applicants import FormDraft, PortalMe
 
 ME_EXAMPLE: PortalMe = {
     "clientId": "app_8f2k1c9d0a7b",

@@ -21,11 +21,9 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response
 
-from gatehouse.accounts.branding import portal_branding
-from gatehouse.applicants import queries as page_data
-from gatehouse.applicants import service as portal_actions
-from gatehouse.applicants.sessions import PortalContext, end_session
-from gatehouse.documents import service as documents
+from gatehouse import applicants, documents
+from gatehouse.accounts import portal_branding
+from gatehouse.applicants import PortalContext, end_session
 from gatehouse.domain.info_requests import ItemState
 from gatehouse.domain.numbers import decimal_or_none
 from gatehouse.errors import (
@@ -45,7 +43,7 @@ from gatehouse.portal.pages import (
 )
 from gatehouse.portal.session_http import end_session_cookie
 from gatehouse.runtime import Runtime
-from gatehouse.sandbox.queries import is_sandbox_tenant
+from gatehouse.sandbox import is_sandbox_tenant
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
 from gatehouse.web.errors import request_id_of
@@ -191,16 +189,16 @@ async def save_form(request: Request) -> Response:
     user, form = posted
     intent = _text_of(form, "intent") or "save"
     async with runtime.db.read() as session:
-        view = await page_data.load_view(session, user, with_checklist=False)
-        fields = await page_data.form_fields_of(session, view.application)
+        view = await applicants.load_view(session, user, with_checklist=False)
+        fields = await applicants.form_fields_of(session, view.application)
     typed = _typed(form, fields)
-    body = portal_actions.FormBody(
+    body = applicants.FormBody(
         companyName=_text_of(form, "companyName") or None, fields=_form_values(form, fields)
     )
     try:
         async with runtime.db.write() as session:
             ctx = write_context(request, user)
-            await portal_actions.save_form_draft(session, ctx, user, body)
+            await applicants.save_form_draft(session, ctx, user, body)
     except GatehouseError as error:
         if intent == "autosave":
             return Response(status_code=error.status_code)
@@ -225,7 +223,7 @@ async def save_form(request: Request) -> Response:
         return see_other(REFUSED_SUBMIT + ("&confirm=yes" if typed["confirm"] else ""))
     try:
         async with runtime.db.write() as session:
-            await portal_actions.submit(session, write_context(request, user), user)
+            await applicants.submit(session, write_context(request, user), user)
     except GatehouseError as error:
         return await render_page(
             request,
@@ -246,14 +244,14 @@ async def submit(request: Request) -> Response:
 
     async def run(user: PortalContext, form: FormData) -> Response:
         async with runtime.db.read() as session:
-            view = await page_data.load_view(session, user, with_checklist=False)
-            fields = await page_data.form_fields_of(session, view.application)
+            view = await applicants.load_view(session, user, with_checklist=False)
+            fields = await applicants.form_fields_of(session, view.application)
         confirmed = form.get("confirm") == "yes"
-        missing = page_data.missing_required(fields, view.application)
+        missing = applicants.missing_required(fields, view.application)
         if view.application.submitted_at is None and (missing or not confirmed):
             return see_other(REFUSED_SUBMIT + ("&confirm=yes" if confirmed else ""))
         async with runtime.db.write() as session:
-            await portal_actions.submit(session, write_context(request, user), user)
+            await applicants.submit(session, write_context(request, user), user)
         return see_other("/portal/status?done=submitted")
 
     def refused(error: GatehouseError, form: FormData) -> dict[str, Any]:
@@ -302,7 +300,7 @@ async def upload_document(request: Request) -> Response:
 async def _answered(runtime: Runtime, user: PortalContext, item_id: str) -> bool:
     """Whether the item is answered (or accepted) already, on one of the member's requests."""
     async with runtime.db.read() as session:
-        view = await page_data.load_view(session, user, with_checklist=False)
+        view = await applicants.load_view(session, user, with_checklist=False)
     return any(
         item.id == item_id and item.status in ANSWERED_ITEM_STATES
         for entry in view.requests
@@ -323,13 +321,13 @@ async def answer_item(request: Request, request_id: str, item_id: str) -> Respon
             document_id = await _store_upload(
                 request, user, REQUESTED_DOCUMENT_TYPE, form.get("file")
             )
-        body = portal_actions.AnswerBody(
+        body = applicants.AnswerBody(
             answer=note if document_id is None or note.strip() else None,
             documentId=document_id,
         )
         try:
             async with runtime.db.write() as session:
-                await portal_actions.answer_item(
+                await applicants.answer_item(
                     session,
                     write_context(request, user),
                     user,

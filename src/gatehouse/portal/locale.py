@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.accounts.branding import Branding
+from gatehouse.accounts import Branding
 from gatehouse.portal.texts import BADGE_WORDS
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.browser import check_origin, read_cookie, set_session_cookie

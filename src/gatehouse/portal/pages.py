@@ -16,15 +16,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.accounts.branding import Branding, link_branding, portal_branding
-from gatehouse.applicants import queries as page_data
-from gatehouse.applicants.sessions import PortalContext, landing_path
+from gatehouse import applicants
+from gatehouse.accounts import Branding, link_branding, portal_branding
+from gatehouse.applicants import PortalContext, landing_path
 from gatehouse.domain.checklist import label_in
 from gatehouse.errors import GatehouseError
 from gatehouse.portal import texts
 from gatehouse.portal.locale import gettext_for, language_for, render_portal
 from gatehouse.portal.session_http import portal_user
-from gatehouse.sandbox.queries import is_sandbox_tenant, link_in_sandbox
+from gatehouse.sandbox import is_sandbox_tenant, link_in_sandbox
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.i18n import N_
 from gatehouse.web.rendering import see_other
@@ -63,7 +63,7 @@ async def login_interstitial(request: Request, token: str) -> Response:
 
     A link that can no longer be used answers the same 410 page as the POST."""
     runtime = runtime_of(request)
-    if not await page_data.link_usable(runtime, token):
+    if not await applicants.link_usable(runtime, token):
         return render_link_invalid(request)
     sandbox = await link_in_sandbox(runtime, token)
     return render_portal(
@@ -100,14 +100,14 @@ def refused_submit(
     if query.get("refused") != "submit" or application.submitted_at is not None:
         return {}
     say = gettext_for(request)
-    missing = page_data.missing_required(fields, application)
+    missing = applicants.missing_required(fields, application)
     errors = {name: say(texts.FILL_IN) for name in missing}
     confirmed = query.get("confirm") == "yes"
     if not confirmed:
         errors["confirm"] = say(texts.CONFIRM)
     if not errors:
         return {}
-    values = {**page_data.form_values(application), "confirm": confirmed}
+    values = {**applicants.form_values(application), "confirm": confirmed}
     return {"errors": errors, "values": values, "problem": say(texts.NOT_SUBMITTED)}
 
 
@@ -125,10 +125,10 @@ async def render_page(
     say = gettext_for(request)
     notice = texts.NOTICES.get(request.query_params.get("done") or "")
     async with runtime.db.read() as session:
-        view = await page_data.load_view(session, user, with_documents=section == "documents")
+        view = await applicants.load_view(session, user, with_documents=section == "documents")
         language = language_for(request).code
         if section in ("dashboard", "documents"):
-            translated = await page_data.checklist_labels_of(session, view.application)
+            translated = await applicants.checklist_labels_of(session, view.application)
             for item in view.checklist:
                 item["label"] = label_in(item, language, translated.get(str(item.get("key"))))
         context: dict[str, Any] = {
@@ -147,15 +147,17 @@ async def render_page(
             "upload_max_bytes": runtime.settings.upload_max_bytes,
         }
         if section == "status":
-            context["latest_comment"] = await page_data.latest_comment(session, user.application_id)
+            context["latest_comment"] = await applicants.latest_comment(
+                session, user.application_id
+            )
             context["rejection_reason"] = view.me.rejection_reason
         if section == "form":
-            fields = await page_data.form_fields_of(session, view.application)
+            fields = await applicants.form_fields_of(session, view.application)
             context["fields"] = [{**entry, "label": label_in(entry, language)} for entry in fields]
-            context["values"] = page_data.form_values(view.application)
+            context["values"] = applicants.form_values(view.application)
             context.update(refused_submit(request, fields, view.application))
     if section in ("dashboard", "documents"):
-        uploads = page_data.uploads_by_type(view.documents)
+        uploads = applicants.uploads_by_type(view.documents)
         context["checklist"] = [
             {**item, "uploads": uploads.get(str(item.get("key")), [])} for item in view.checklist
         ]
@@ -177,7 +179,7 @@ async def portal_home(request: Request) -> Response:
         return user
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        view = await page_data.load_view(session, user, with_checklist=False)
+        view = await applicants.load_view(session, user, with_checklist=False)
     return see_other(landing_path(view.application, None))
 
 

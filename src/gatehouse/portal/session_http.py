@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from starlette.responses import Response
 
-from gatehouse.applicants.sessions import PortalContext, context_for_token
+from gatehouse.applicants import PortalContext, context_for_token
 from gatehouse.runtime import Runtime
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.browser import (

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.service.reads import load_application_view
+from gatehouse.applications import application_for_write, load_application_view
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases.queries import staff_application_view
-from gatehouse.cases.schemas import StaffApplication
-from gatehouse.cases.service import application_for_write, publish_status_change
-from gatehouse.decisions.service import add_history
+from gatehouse.cases import (
+    StaffApplication,
+    publish_status_change,
+    staff_application_view,
+)
+from gatehouse.decisions import add_history
 from gatehouse.domain.checklist import is_usable_configuration
 from gatehouse.domain.decisions import HistoryEntry, clean_comment
 from gatehouse.domain.principals import StaffPrincipal
@@ -36,7 +38,7 @@ from gatehouse.domain.status import (
     HistoryAction,
 )
 from gatehouse.errors import GatehouseError, failed_precondition, invalid_argument
-from gatehouse.intakes.service import attached_intakes
+from gatehouse.intakes import attached_intakes
 from gatehouse.realignment import queries
 from gatehouse.realignment.schemas import RepairResult
 from gatehouse.risk import recompute_risk

@@ -1,4 +1,7 @@
-"""Retention and legal holds (docs/operations.md, "Retention")."""
+"""Retention and legal holds (docs/operations.md, "Retention").
+
+What others may use: the plan and the sweep, setting a hold, a hold's reads and shapes.
+"""
 
 from gatehouse.retention.queries import hold_of, holds_in_tenant
 from gatehouse.retention.schemas import HoldDetails, LegalHoldView, PlannedErasure, hold_details

@@ -14,10 +14,10 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse import erasure
+from gatehouse.applications import application_for_write
 from gatehouse.audit.context import WriteContext
-from gatehouse.cases.service import application_for_write
 from gatehouse.domain.retention import check_hold, rule_for
-from gatehouse.erasure import service as erasure
 from gatehouse.errors import GatehouseError
 from gatehouse.retention import queries
 from gatehouse.retention.schemas import LegalHoldView, PlannedErasure

@@ -7,6 +7,13 @@ correlated level the staff queue filters on.
 
 from gatehouse.risk.queries import level_figures, level_of
 from gatehouse.risk.schemas import Risk
-from gatehouse.risk.service import recompute_risk, risk_view
+from gatehouse.risk.service import override_risk, recompute_risk, risk_view
 
-__all__ = ["Risk", "level_figures", "level_of", "recompute_risk", "risk_view"]
+__all__ = [
+    "Risk",
+    "level_figures",
+    "level_of",
+    "override_risk",
+    "recompute_risk",
+    "risk_view",
+]

@@ -7,7 +7,7 @@ from typing import cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applications.service.reads import read_checklist
+from gatehouse.applications import read_checklist
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.domain.risk import Assessment, Facts, assess, checklist_states, default_rules

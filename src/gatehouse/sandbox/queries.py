@@ -1,12 +1,14 @@
-"""Which tenant is a sandbox one, for the surfaces that show or refuse it (docs/sandbox.md).
+"""Which tenant is a sandbox one, for the surfaces that show or refuse it (docs/sandbox.md),
+and for a simulated step inside its transaction.
 
-One statement each, without a session (`Database.fetch_all`): a tenant's environment is
-fixed when it is created.
+The surfaces' reads are one statement each, without a session (`Database.fetch_all`): a
+tenant's environment is fixed when it is created.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.domain.sandbox import SANDBOX
 from gatehouse.runtime import Runtime
@@ -37,3 +39,8 @@ async def link_in_sandbox(runtime: Runtime, token: str) -> bool:
     hashes = list(runtime.crypto.hash_candidates(token))
     rows = await runtime.db.fetch_all(_LINK, {"hashes": hashes})
     return bool(rows) and rows[0][0] == SANDBOX
+
+
+async def environment_of(session: AsyncSession, tenant_id: str) -> str | None:
+    """The tenant's environment, read in the caller's transaction (None: no such tenant)."""
+    return await session.scalar(select(Tenant.environment).where(Tenant.id == tenant_id))

@@ -20,26 +20,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.applicants.service import mark_submitted
-from gatehouse.applications.queries import rows as repo
-from gatehouse.applications.schemas import Application as ApplicationView
-from gatehouse.applications.service.guards import refusal_error
-from gatehouse.applications.service.reads import get_tenant_application, load_application_view
+from gatehouse import applications
+from gatehouse.applicants import mark_submitted
+from gatehouse.applications import Application as ApplicationView
+from gatehouse.applications import get_tenant_application, load_application_view, refusal_error
 from gatehouse.audit.context import WriteContext
-from gatehouse.decisions.service import make_decision
+from gatehouse.decisions import make_decision
 from gatehouse.domain import info_requests as request_rules
 from gatehouse.domain import sandbox as rules
 from gatehouse.domain.access import Refusal
 from gatehouse.domain.principals import StaffPrincipal, TenantPrincipal
 from gatehouse.domain.status import APPROVE, COUNTERSIGN
 from gatehouse.errors import failed_precondition, gone, not_found
-from gatehouse.info_requests.queries import load_request
-from gatehouse.info_requests.service import raise_request, record_answer
+from gatehouse.info_requests import load_request, raise_request, record_answer
+from gatehouse.sandbox.queries import environment_of
 from gatehouse.storage.tables.applications import Application
-from gatehouse.storage.tables.core import Tenant
 
 # What every caller outside a sandbox tenant gets: the answer to a path no route has
 # (web/handlers.py answers unknown routes with this message).
@@ -92,7 +89,7 @@ async def simulate(
     the tenant not suspended (403); then the step, whose rules answer 400 failed-precondition
     for a move the state does not allow.
     """
-    found = await session.scalar(select(Tenant.environment).where(Tenant.id == tenant.tenant_id))
+    found = await environment_of(session, tenant.tenant_id)
     if found != rules.SANDBOX:
         raise not_found(NO_SUCH_ROUTE)
     action = rules.check_action(step.action)
@@ -124,7 +121,7 @@ async def _respond(
     """Answer every item still owed (open or reopened) of every open request, oldest first."""
     requests = [
         request
-        for request in reversed(await repo.info_requests_of(session, application.id))
+        for request in reversed(await applications.info_requests_of(session, application.id))
         if request.status == request_rules.REQUEST_OPEN
     ]
     answer = (step.comment or "").strip() or rules.DEFAULT_ANSWER

@@ -16,7 +16,6 @@ import os
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -24,28 +23,13 @@ from gatehouse.errors import invalid_argument
 from gatehouse.runtime import Runtime
 from gatehouse.screening import jobs, queries
 from gatehouse.screening.pool import require_matching
+from gatehouse.screening.schemas import BadLine, LoadResult
 
 BATCH = 2000
 MAX_NAME = 100
 MAX_LINE = 1_000_000
 # Files from this size are read by loader processes (docs/screening.md, "Operating it").
 PARALLEL_FROM_BYTES = 8_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class LoadResult:
-    list: str
-    entities: int
-    version: str
-    changed: bool
-
-
-class BadLine(ValueError):
-    """A line that is not an entity object: the whole load is refused."""
-
-    def __init__(self, number: int, reason: str) -> None:
-        super().__init__(f"line {number}: {reason}; nothing was loaded")
-        self.number = number
 
 
 def file_version(path: Path) -> str:

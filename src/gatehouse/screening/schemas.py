@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from typing_extensions import TypedDict
@@ -136,3 +137,21 @@ def hit_view(hit: ScreeningHit, emails: Mapping[str, str]) -> Hit:
             "topics": list(entity.get("topics", [])),
         },
     }
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """What loading a watchlist file did (the CLI prints it)."""
+
+    list: str
+    entities: int
+    version: str
+    changed: bool
+
+
+class BadLine(ValueError):
+    """A line that is not an entity object: the whole load is refused."""
+
+    def __init__(self, number: int, reason: str) -> None:
+        super().__init__(f"line {number}: {reason}; nothing was loaded")
+        self.number = number

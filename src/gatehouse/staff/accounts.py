@@ -12,9 +12,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 from starlette.responses import Response
 
-from gatehouse.accounts import lifecycle
-from gatehouse.accounts import service as accounts
-from gatehouse.accounts.schemas import (
+from gatehouse import accounts
+from gatehouse.accounts import (
     CreatedApiKey,
     CreatedStaffMember,
     RevokedApiKey,
@@ -87,14 +86,14 @@ async def create_staff(request: Request, principal: StaffAdmin, runtime: Runtime
     """Create a staff member: `{staffId, email, role, token, inviteUrl, inviteExpiresAt}`;
     admin and super_admin roles need a super_admin (docs/reference/staff-api.md §3.1)."""
     body = await parse_body(request, StaffCreate)
-    email, role = lifecycle.check_staff_input(body.email, body.role)
-    if not lifecycle.may_manage(principal.role, role):
+    email, role = accounts.check_staff_input(body.email, body.role)
+    if not accounts.may_manage(principal.role, role):
         raise permission_denied(
             f"Creating a staff member with the {role} role needs the "
-            f"{lifecycle.role_needed_for(role)} role."
+            f"{accounts.role_needed_for(role)} role."
         )
     ctx = write_context(request, principal)
-    created = await lifecycle.create_staff_member(runtime, email, role, ctx)
+    created = await accounts.create_staff_member(runtime, email, role, ctx)
     return json_response(201, created)
 
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.accounts import branding
-from gatehouse.accounts.schemas import TenantView
-from gatehouse.accounts.service import tenant_view
+from gatehouse import accounts
+from gatehouse.accounts import TenantView, tenant_view
 from gatehouse.staff.examples import ADMIN, TENANT_EXAMPLE
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin
@@ -26,7 +25,7 @@ _LOGO_BODY = {
         "required": True,
         "content": {
             media_type: {"schema": {"type": "string", "format": "binary"}}
-            for media_type in branding.LOGO_TYPES
+            for media_type in accounts.LOGO_TYPES
         },
     }
 }
@@ -46,7 +45,7 @@ async def put_logo(
 ) -> Response:
     """The image is the body (at most 48 KiB) → 200 the tenant, `logoUrl` set."""
     content = await request.body()
-    tenant = await branding.set_logo(
+    tenant = await accounts.set_logo(
         runtime,
         write_context(request, principal),
         tenant_id,
@@ -68,5 +67,5 @@ async def delete_logo(
     tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     """→ 200 the tenant, `logoUrl` null (removing no logo is not an error)."""
-    tenant = await branding.remove_logo(runtime, write_context(request, principal), tenant_id)
+    tenant = await accounts.remove_logo(runtime, write_context(request, principal), tenant_id)
     return json_response(200, tenant_view(tenant))

@@ -13,12 +13,9 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
-from gatehouse.applications.examples import APPLICATION_EXAMPLE, INFO_REQUEST_EXAMPLE
-from gatehouse.applications.schemas import InfoRequest
-from gatehouse.cases import assignment, notes
-from gatehouse.cases import audit as audit_reads
-from gatehouse.cases import queries as case_reads
-from gatehouse.cases.schemas import (
+from gatehouse import cases, decisions, erasure, info_requests
+from gatehouse.applications import APPLICATION_EXAMPLE, INFO_REQUEST_EXAMPLE, InfoRequest
+from gatehouse.cases import (
     Assignment,
     AuditPage,
     Note,
@@ -27,14 +24,11 @@ from gatehouse.cases.schemas import (
     StaffApplicationPage,
 )
 from gatehouse.crypto import Crypto
-from gatehouse.decisions import service as decisions
 from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import STATUSES, DecisionAction
-from gatehouse.erasure import service as erasure
-from gatehouse.erasure.schemas import Erased
+from gatehouse.erasure import Erased
 from gatehouse.errors import invalid_argument
-from gatehouse.info_requests import service as info_requests
 from gatehouse.paging import PageRequest, parse_page, query_values
 from gatehouse.runtime import Runtime
 from gatehouse.staff.examples import (
@@ -96,7 +90,7 @@ async def list_applications(request: Request, staff: StaffUser, runtime: Runtime
     if tenant_id is not None and not tenant_id:
         raise invalid_argument("tenantId must not be empty.", "tenantId", "empty")
     async with runtime.db.read() as session:
-        result = await case_reads.list_applications(
+        result = await cases.list_applications(
             session,
             runtime.crypto,
             tenant_id=tenant_id,
@@ -121,9 +115,7 @@ async def read_application(
 ) -> Response:
     """One application, in the tenant read's shape (analyst+); erased is 404."""
     require_role(staff, Role.ANALYST)
-    return await read_answer(
-        runtime, lambda session: case_reads.read_application(session, client_id)
-    )
+    return await read_answer(runtime, lambda session: cases.read_application(session, client_id))
 
 
 @router.post("/applications/{client_id}/decisions", openapi_extra=body_schema(DecisionBody))
@@ -263,7 +255,7 @@ async def application_audit(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The application's audit trail, newest first (analyst+)."""
-    return await _paged_read(request, staff, runtime, audit_reads.application_audit, client_id)
+    return await _paged_read(request, staff, runtime, cases.application_audit, client_id)
 
 
 @router.get("/tenants/{tenant_id}/audit")
@@ -278,7 +270,7 @@ async def tenant_audit(
     tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The tenant's audit trail, newest first (analyst+)."""
-    return await _paged_read(request, staff, runtime, audit_reads.tenant_audit, tenant_id)
+    return await _paged_read(request, staff, runtime, cases.tenant_audit, tenant_id)
 
 
 @router.post("/applications/{client_id}/notes", openapi_extra=body_schema(NoteBody))
@@ -302,7 +294,7 @@ async def add_note(
         request,
         staff,
         runtime,
-        lambda session, ctx: notes.add_note(session, ctx, staff, client_id, body.text),
+        lambda session, ctx: cases.add_note(session, ctx, staff, client_id, body.text),
         201,
     )
 
@@ -313,7 +305,7 @@ async def list_notes(
     client_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
     """The case's internal notes, newest first (analyst+; docs/reference/staff-api.md §12.3)."""
-    return await _paged_read(request, staff, runtime, notes.list_notes, client_id)
+    return await _paged_read(request, staff, runtime, cases.list_notes, client_id)
 
 
 @router.post("/applications/{client_id}/assignment", openapi_extra=body_schema(AssignmentBody))
@@ -343,5 +335,5 @@ async def assign(
         request,
         staff,
         runtime,
-        lambda session, ctx: assignment.assign(session, ctx, client_id, assignee),
+        lambda session, ctx: cases.assign(session, ctx, client_id, assignee),
     )

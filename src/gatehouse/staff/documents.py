@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from gatehouse.documents import review
+from gatehouse import documents
 from gatehouse.domain.principals import Role
 from gatehouse.staff.examples import ANALYST
 from gatehouse.web.auth import require_role
@@ -34,7 +34,7 @@ async def document_content(
 ) -> Response:
     """The document's original bytes (analyst+); audited as `document.view`; erased is 410."""
     require_role(staff, Role.ANALYST)
-    content = await review.open_document(
+    content = await documents.open_document(
         runtime, staff, request_id_of(request) or None, document_id
     )
     return document_response(

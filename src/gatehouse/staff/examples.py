@@ -7,18 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from gatehouse.accounts.schemas import Invite, PersonalToken, StaffMemberView, TenantView
-from gatehouse.applications.examples import SUMMARY_EXAMPLE
-from gatehouse.cases.schemas import AuditRecord, Note
+from gatehouse.accounts import Invite, PersonalToken, StaffMemberView, TenantView
+from gatehouse.applications import SUMMARY_EXAMPLE
+from gatehouse.cases import AuditRecord, Note
 from gatehouse.domain.info_requests import ItemType
 from gatehouse.domain.principals import Role
 from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.domain.verification import CallbackStatus
 from gatehouse.records import AuditHead
-from gatehouse.risk.schemas import Risk
-from gatehouse.screening.schemas import Hit
-from gatehouse.verification.schemas import StaffCustomer
+from gatehouse.risk import Risk
+from gatehouse.screening import Hit
+from gatehouse.verification import StaffCustomer
 from gatehouse.web.openapi import Query, nullable, status_filter
 
 # The least role an operation needs (`x-required-role`).

@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 from starlette.responses import Response
 
-from gatehouse.accounts import lifecycle, tokens
-from gatehouse.accounts.schemas import (
+from gatehouse import accounts
+from gatehouse.accounts import (
     CreatedPersonalToken,
     Invite,
     PersonalToken,
@@ -62,7 +62,7 @@ class TokenCreate(BaseModel):
 )
 async def list_staff(principal: StaffAdmin, runtime: RuntimeDep) -> Response:
     """`{data: [{staffId, email, role, status, createdAt, lastSignInAt, mfa, ...}]}`."""
-    return json_response(200, await lifecycle.list_staff(runtime))
+    return json_response(200, await accounts.list_staff(runtime))
 
 
 @router.patch("/staff/{staff_id}", openapi_extra=body_schema(RolePatch))
@@ -81,7 +81,7 @@ async def change_role(
     body = await parse_body(request, RolePatch)
     ctx = write_context(request, principal)
     return json_response(
-        200, await lifecycle.change_role(runtime, principal, staff_id, body.role, ctx)
+        200, await accounts.change_role(runtime, principal, staff_id, body.role, ctx)
     )
 
 
@@ -97,7 +97,7 @@ async def deactivate(
     staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     ctx = write_context(request, principal)
-    return json_response(200, await lifecycle.deactivate(runtime, principal, staff_id, ctx))
+    return json_response(200, await accounts.deactivate(runtime, principal, staff_id, ctx))
 
 
 @router.post("/staff/{staff_id}/reactivate")
@@ -112,7 +112,7 @@ async def reactivate(
     staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
     ctx = write_context(request, principal)
-    return json_response(200, await lifecycle.reactivate(runtime, principal, staff_id, ctx))
+    return json_response(200, await accounts.reactivate(runtime, principal, staff_id, ctx))
 
 
 @router.post("/staff/{staff_id}/reset")
@@ -128,7 +128,7 @@ async def reset(
 ) -> Response:
     """`{inviteUrl, inviteExpiresAt}`: the new invite, shown this once."""
     ctx = write_context(request, principal)
-    return json_response(200, await lifecycle.reset(runtime, principal, staff_id, ctx))
+    return json_response(200, await accounts.reset_staff_member(runtime, principal, staff_id, ctx))
 
 
 @router.get("/tokens")
@@ -140,8 +140,8 @@ async def reset(
     answer_example={"data": [TOKEN_EXAMPLE]},
 )
 async def list_tokens(principal: StaffUser, runtime: RuntimeDep) -> Response:
-    """The caller's own tokens."""
-    return json_response(200, await tokens.list_tokens(runtime, principal.staff_id))
+    """The caller's own accounts."""
+    return json_response(200, await accounts.list_tokens(runtime, principal.staff_id))
 
 
 @router.post("/tokens", status_code=201, openapi_extra=body_schema(TokenCreate))
@@ -156,7 +156,7 @@ async def create_token(request: Request, principal: StaffUser, runtime: RuntimeD
     """201 `{tokenId, token, name, expiresAt}`; the token is shown this once."""
     body = await parse_body(request, TokenCreate)
     ctx = write_context(request, principal)
-    created = await tokens.create_token(
+    created = await accounts.create_token(
         runtime, principal.staff_id, body.name, body.expiresInDays, ctx
     )
     return json_response(201, created)
@@ -178,4 +178,6 @@ async def revoke_token(
     token_id: str, request: Request, principal: StaffUser, runtime: RuntimeDep
 ) -> Response:
     ctx = write_context(request, principal)
-    return json_response(200, await tokens.revoke_token(runtime, principal.staff_id, token_id, ctx))
+    return json_response(
+        200, await accounts.revoke_token(runtime, principal.staff_id, token_id, ctx)
+    )

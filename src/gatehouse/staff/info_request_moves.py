@@ -9,10 +9,9 @@ from collections.abc import Awaitable, Callable
 from fastapi import Request
 from starlette.responses import Response
 
-from gatehouse.applications.examples import INFO_REQUEST_EXAMPLE
-from gatehouse.applications.schemas import InfoRequest
+from gatehouse import info_requests
+from gatehouse.applications import INFO_REQUEST_EXAMPLE, InfoRequest
 from gatehouse.domain.principals import Role
-from gatehouse.info_requests import service as info_requests
 from gatehouse.staff.examples import ANALYST
 from gatehouse.staff.shells import write_answer
 from gatehouse.web.auth import require_role

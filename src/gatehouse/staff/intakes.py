@@ -14,8 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
 from gatehouse.domain.principals import Role
-from gatehouse.intakes.schemas import StaffIntake
-from gatehouse.intakes.service import create_intake, staff_intake_read, update_intake
+from gatehouse.intakes import StaffIntake, create_intake, staff_intake_read, update_intake
 from gatehouse.staff.examples import ADMIN, INTAKE_FIELDS
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from gatehouse import realignment
-from gatehouse.applications.examples import APPLICATION_EXAMPLE
-from gatehouse.cases.schemas import StaffApplication
+from gatehouse.applications import APPLICATION_EXAMPLE
+from gatehouse.cases import StaffApplication
 from gatehouse.domain.principals import Role
 from gatehouse.errors import invalid_argument
 from gatehouse.realignment import RepairResult

@@ -15,11 +15,17 @@ from starlette.responses import Response
 
 from gatehouse.domain.principals import Role
 from gatehouse.domain.screening import RESOLUTIONS, RISK_LEVELS
-from gatehouse.risk import risk_view
-from gatehouse.risk.schemas import Risk
-from gatehouse.risk.service import override_risk
-from gatehouse.screening.schemas import Hit, Screening, ScreeningRequested, WatchLists
-from gatehouse.screening.service import read_screening, resolve_hit, run_screening, watch_lists
+from gatehouse.risk import Risk, override_risk, risk_view
+from gatehouse.screening import (
+    Hit,
+    Screening,
+    ScreeningRequested,
+    WatchLists,
+    read_screening,
+    resolve_hit,
+    run_screening,
+    watch_lists,
+)
 from gatehouse.staff.examples import ANALYST, COMMENT, HIT_EXAMPLE, MLRO, RISK_EXAMPLE
 from gatehouse.staff.shells import read_answer, write_answer
 from gatehouse.web.auth import require_role

@@ -13,6 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response
 
+from gatehouse import verification
 from gatehouse.domain.numbers import parse_int
 from gatehouse.domain.principals import Role, StaffPrincipal
 from gatehouse.domain.verification import (
@@ -24,17 +25,15 @@ from gatehouse.domain.verification import (
 from gatehouse.errors import invalid_argument, not_found
 from gatehouse.paging import PageRequest, parse_page, query_values
 from gatehouse.staff.examples import ADMIN, ANALYST, CALLBACK_RECORD_EXAMPLE, CUSTOMER_EXAMPLE
-from gatehouse.verification import clients, customers, schemas
-from gatehouse.verification import queries as verification_queries
-from gatehouse.verification.schemas import (
+from gatehouse.verification import (
     CallbackPage,
     CreatedVerificationClient,
     CustomerPage,
     StaffCustomer,
     SweepResult,
     VerificationClientList,
+    sweep_on_demand,
 )
-from gatehouse.verification.sweep import sweep_on_demand
 from gatehouse.web.auth import authenticate_staff, require_role, runtime_of
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
@@ -64,7 +63,7 @@ def _query(request: Request, filters: tuple[str, ...]) -> tuple[dict[str, str], 
     return values, parse_page(values.get("limit"), values.get("cursor"))
 
 
-@router.post("/clients", status_code=201, openapi_extra=body_schema(schemas.ClientCreate))
+@router.post("/clients", status_code=201, openapi_extra=body_schema(verification.ClientCreate))
 @Op(
     "createVerificationClient",
     "Create a verification client (its secret is shown once)",
@@ -75,13 +74,13 @@ def _query(request: Request, filters: tuple[str, ...]) -> tuple[dict[str, str], 
 async def create_client(request: Request, staff: Admin) -> Response:
     """Create a verification client (admin+): 201 `{clientUuid, clientSecret, name}`;
     `sandbox: true` makes a sandbox client (docs/sandbox.md)."""
-    body = await parse_body(request, schemas.ClientCreate)
+    body = await parse_body(request, verification.ClientCreate)
     name = body.name.strip()
     if not name:
         raise invalid_argument("name must not be empty.", "name")
     runtime = runtime_of(request)
     async with runtime.db.write() as session:
-        created = await clients.create_client(
+        created = await verification.create_client(
             session,
             runtime,
             write_context(request, staff),
@@ -116,11 +115,11 @@ async def list_clients(request: Request, staff: Analyst) -> Response:
     """Every verification client (analyst+), newest first; never a secret."""
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        data = await clients.list_clients(session)
+        data = await verification.list_clients(session)
     return json_response(200, {"data": data})
 
 
-@router.post("/customers", status_code=201, openapi_extra=body_schema(schemas.CustomerCreate))
+@router.post("/customers", status_code=201, openapi_extra=body_schema(verification.CustomerCreate))
 @Op(
     "createVerificationCustomer",
     "Create a verification customer (status 5, Pending)",
@@ -135,13 +134,13 @@ async def list_clients(request: Request, staff: Analyst) -> Response:
     answer_example=CUSTOMER_EXAMPLE,
 )
 async def create_customer(request: Request, staff: Analyst) -> Response:
-    """Create a customer in Pending (5) (analyst+); `customer_created` for opted-in clients."""
-    body = await parse_body(request, schemas.CustomerCreate)
-    data = schemas.customer_input(body)
+    """Create a customer in Pending (5) (analyst+); `customer_created` for opted-in verification."""
+    body = await parse_body(request, verification.CustomerCreate)
+    data = verification.customer_input(body)
     runtime = runtime_of(request)
     async with runtime.db.write() as session:
         ctx = write_context(request, staff)
-        created = await customers.create_customer(session, runtime, ctx, data)
+        created = await verification.create_customer(session, runtime, ctx, data)
         return await respond(request, session, 201, created)
 
 
@@ -153,7 +152,7 @@ async def create_customer(request: Request, staff: Analyst) -> Response:
     ANALYST,
     CUSTOMER_EXAMPLE,
     filters=(
-        Query("clientUuid", "Only this client's customers."),
+        Query("clientUuid", "Only this client's verification."),
         Query(
             "status",
             "Only customers with this status code.",
@@ -167,16 +166,14 @@ async def list_customers(request: Request, staff: Analyst) -> Response:
     values, page_request = _query(request, ("clientUuid", "status", "clientId"))
     status = values.get("status")
     code = None if status is None else parse_int(status, "status", LOWEST_STATUS, HIGHEST_STATUS)
-    filters = verification_queries.CustomerFilters(
+    filters = verification.CustomerFilters(
         client_uuid=values.get("clientUuid") or None,
         status=code,
         client_id=values.get("clientId") or None,
     )
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        page = await verification_queries.list_customers(
-            session, runtime.crypto, filters, page_request
-        )
+        page = await verification.list_customers(session, runtime.crypto, filters, page_request)
     return json_response(200, page)
 
 
@@ -191,13 +188,15 @@ async def list_customers(request: Request, staff: Analyst) -> Response:
 async def get_customer(request: Request, customer_uuid: str, staff: Analyst) -> Response:
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        found = await customers.customer_for_staff(session, customer_uuid)
+        found = await verification.customer_for_staff(session, customer_uuid)
     if found is None:
         raise not_found("No such customer.")
     return json_response(200, found)
 
 
-@router.post("/customers/{customer_uuid}/status", openapi_extra=body_schema(schemas.StatusChange))
+@router.post(
+    "/customers/{customer_uuid}/status", openapi_extra=body_schema(verification.StatusChange)
+)
 @Op(
     "changeVerificationStatus",
     "Set a customer's status (2, 5, 6, 7, 9 or 10); the callback is sent",
@@ -207,11 +206,11 @@ async def get_customer(request: Request, customer_uuid: str, staff: Analyst) -> 
 )
 async def change_status(request: Request, customer_uuid: str, staff: Analyst) -> Response:
     """Set a customer's status (analyst+): codes 2, 5, 6, 7, 9, 10 only, else 400."""
-    body = await parse_body(request, schemas.StatusChange)
+    body = await parse_body(request, verification.StatusChange)
     reason = body.reason.strip() if body.reason is not None else None
     runtime = runtime_of(request)
     async with runtime.db.write() as session:
-        changed = await customers.change_status(
+        changed = await verification.change_status(
             session,
             runtime,
             write_context(request, staff),
@@ -245,16 +244,14 @@ async def list_callbacks(request: Request, staff: Analyst) -> Response:
     status = values.get("status") or None
     if status is not None and status not in CALLBACK_STATUSES:
         raise invalid_argument(f"status must be one of {', '.join(CALLBACK_STATUSES)}.", "status")
-    filters = verification_queries.CallbackFilters(
+    filters = verification.CallbackFilters(
         client_uuid=values.get("clientUuid") or None,
         status=status,
         customer_uuid=values.get("customerUuid") or None,
     )
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        page = await verification_queries.list_callbacks(
-            session, runtime.crypto, filters, page_request
-        )
+        page = await verification.list_callbacks(session, runtime.crypto, filters, page_request)
     return json_response(200, page)
 
 

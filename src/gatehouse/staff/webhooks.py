@@ -11,6 +11,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse import webhooks
 from gatehouse.domain.webhooks import DeliveryStatus
 from gatehouse.paging import query_values
 from gatehouse.staff.examples import ADMIN, ANALYST, STAFF_DELIVERY_EXAMPLE, TENANT_FILTER
@@ -18,13 +19,12 @@ from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffAnalyst
 from gatehouse.web.openapi import Op, listing, status_filter
 from gatehouse.web.responses import json_response
-from gatehouse.webhooks import deliveries
-from gatehouse.webhooks.health import recent_notifications
-from gatehouse.webhooks.schemas import (
+from gatehouse.webhooks import (
     NotificationList,
     StaffDelivery,
     StaffDeliveryPage,
     notification_view,
+    recent_notifications,
 )
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: webhooks"])
@@ -43,11 +43,11 @@ NOTIFICATION_LIMIT = 200
 )
 async def list_deliveries(request: Request, staff: StaffAdmin, runtime: RuntimeDep) -> Response:
     """Deliveries of every tenant (filter by `status`, `tenantId`), newest first."""
-    query = deliveries.parse_delivery_query(
+    query = webhooks.parse_delivery_query(
         request.query_params.multi_items(), allowed=frozenset({"tenantId"})
     )
     async with runtime.db.read() as session:
-        page = await deliveries.staff_deliveries(session, runtime.crypto, query)
+        page = await webhooks.staff_deliveries(session, runtime.crypto, query)
     return json_response(200, page)
 
 
@@ -73,7 +73,7 @@ async def replay_delivery(
 ) -> Response:
     """201: a new delivery of the same event id to the same endpoint."""
     async with runtime.db.write() as session:
-        view = await deliveries.replay_delivery(session, write_context(request, staff), delivery_id)
+        view = await webhooks.replay_delivery(session, write_context(request, staff), delivery_id)
     return json_response(201, view)
 
 

@@ -10,7 +10,7 @@ their next poll (storage/leases.py `WakeChannel`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,10 +23,10 @@ from gatehouse.storage.tables.verification import (
     VerificationCallback,
     VerificationClient,
 )
-from gatehouse.timeutil import format_ts
+from gatehouse.verification.schemas import callback_view
 
 if TYPE_CHECKING:
-    from gatehouse.verification.schemas import CallbackRecord
+    pass
 
 __all__ = ["CALLBACKS", "callback_view", "enqueue", "facts_of"]
 
@@ -72,24 +72,3 @@ def enqueue(
     session.add(row)
     CALLBACKS.on_commit(session)
     return row
-
-
-def callback_view(row: VerificationCallback, customer_uuid: str | None) -> CallbackRecord:
-    """The staff view of one callback: never the passphrase (it is not stored here)."""
-    waiting = row.status == CallbackStatus.PENDING
-    return {
-        "callbackId": row.id,
-        "clientUuid": row.client_uuid,
-        "customerUuid": customer_uuid,
-        "event": row.event,
-        "newStatus": row.payload.get("newStatus"),
-        "expiryWarningFor": row.payload.get("expiryWarningFor", []),
-        "status": cast(CallbackStatus, row.status),
-        "attempts": row.attempts,
-        "lastStatusCode": row.last_status_code,
-        "lastError": row.last_error,
-        "nextAttemptAt": format_ts(row.next_attempt_at) if waiting else None,
-        "createdAt": format_ts(row.created_at),
-        "completedAt": format_ts(row.completed_at),
-        "attemptLog": row.attempts_log,
-    }

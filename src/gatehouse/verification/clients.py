@@ -22,6 +22,7 @@ from gatehouse.outbound.url_safety import UnsafeUrl, check_url
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.verification import VerificationClient
 from gatehouse.timeutil import format_ts
+from gatehouse.verification.schemas import client_view
 
 if TYPE_CHECKING:
     from gatehouse.verification.schemas import CreatedVerificationClient, VerificationClientView
@@ -67,19 +68,6 @@ class RegistrationInput:
     client_secret: str
     callback_url: str
     callback_passphrase: str
-
-
-def client_view(client: VerificationClient) -> VerificationClientView:
-    """The staff view of a client: never the secret or the passphrase."""
-    return {
-        "clientUuid": client.uuid,
-        "name": client.name,
-        "customerCreatedEvents": client.customer_created_events,
-        "sandbox": client.sandbox,
-        "callbackUrl": client.callback_url,
-        "callbackRegisteredAt": format_ts(client.callback_registered_at),
-        "createdAt": format_ts(client.created_at),
-    }
 
 
 async def create_client(

@@ -21,7 +21,6 @@ from gatehouse.domain.verification import (
     EVENT_STATUS_CHANGED,
     INITIAL_STATUS,
     is_settable,
-    status_name,
 )
 from gatehouse.errors import INVALID_ARGUMENT, NOT_FOUND, GatehouseError
 from gatehouse.runtime import Runtime
@@ -31,14 +30,14 @@ from gatehouse.storage.tables.verification import (
     CustomerDocument,
     VerificationClient,
 )
-from gatehouse.timeutil import format_ts
 from gatehouse.verification.callbacks import enqueue
 from gatehouse.verification.schemas import (
     MAX_REASON,
-    CustomerDocumentView,
     CustomerInput,
     RetrievedCustomer,
     StaffCustomer,
+    retrieval_view,
+    staff_customer_view,
 )
 
 __all__ = [
@@ -65,36 +64,6 @@ class CustomerNotFound(GatehouseError):
     def __init__(self, customer_uuid: str) -> None:
         super().__init__(NOT_FOUND, "No such customer.")
         self.customer_uuid = customer_uuid
-
-
-def _documents_view(documents: list[CustomerDocument]) -> list[CustomerDocumentView]:
-    ordered = sorted(documents, key=lambda d: d.id)
-    return [{"type": d.type, "expiresAt": format_ts(d.expires_at)} for d in ordered]
-
-
-def retrieval_view(customer: Customer, documents: list[CustomerDocument]) -> RetrievedCustomer:
-    """Result retrieval (docs/reference/verification.md): exactly these fields."""
-    return {
-        "id": customer.id,
-        "uuid": customer.uuid,
-        "email": customer.email,
-        "phone": customer.phone,
-        "status": customer.status,
-        "statusName": status_name(customer.status),
-        "updatedAt": format_ts(customer.updated_at),
-        "documents": _documents_view(documents),
-    }
-
-
-def staff_customer_view(customer: Customer, documents: list[CustomerDocument]) -> StaffCustomer:
-    """The staff view: retrieval fields plus client, link, reason and creation time."""
-    return {
-        **retrieval_view(customer, documents),
-        "clientUuid": customer.client_uuid,
-        "clientId": customer.application_id,
-        "reason": customer.status_reason,
-        "createdAt": format_ts(customer.created_at),
-    }
 
 
 async def documents_of(session: AsyncSession, customer_id: int) -> list[CustomerDocument]:

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from typing_extensions import TypedDict
 
 from gatehouse.domain.normalize import InvalidEmail, email_identity
-from gatehouse.domain.verification import CallbackStatus, document_type
+from gatehouse.domain.verification import CallbackStatus, document_type, status_name
 from gatehouse.errors import invalid_argument
-from gatehouse.timeutil import parse_ts
+from gatehouse.storage.tables.verification import (
+    Customer,
+    CustomerDocument,
+    VerificationCallback,
+    VerificationClient,
+)
+from gatehouse.timeutil import format_ts, parse_ts
 
 MAX_PHONE = 64
 MAX_REASON = 500
@@ -243,3 +249,67 @@ CALLBACK_EXAMPLE: CustomerCallback = {
     "expiryWarningFor": [],
     "passphrase": "correct horse",
 }
+
+
+def client_view(client: VerificationClient) -> VerificationClientView:
+    """The staff view of a client: never the secret or the passphrase."""
+    return {
+        "clientUuid": client.uuid,
+        "name": client.name,
+        "customerCreatedEvents": client.customer_created_events,
+        "sandbox": client.sandbox,
+        "callbackUrl": client.callback_url,
+        "callbackRegisteredAt": format_ts(client.callback_registered_at),
+        "createdAt": format_ts(client.created_at),
+    }
+
+
+def callback_view(row: VerificationCallback, customer_uuid: str | None) -> CallbackRecord:
+    """The staff view of one callback: never the passphrase (it is not stored here)."""
+    waiting = row.status == CallbackStatus.PENDING
+    return {
+        "callbackId": row.id,
+        "clientUuid": row.client_uuid,
+        "customerUuid": customer_uuid,
+        "event": row.event,
+        "newStatus": row.payload.get("newStatus"),
+        "expiryWarningFor": row.payload.get("expiryWarningFor", []),
+        "status": cast(CallbackStatus, row.status),
+        "attempts": row.attempts,
+        "lastStatusCode": row.last_status_code,
+        "lastError": row.last_error,
+        "nextAttemptAt": format_ts(row.next_attempt_at) if waiting else None,
+        "createdAt": format_ts(row.created_at),
+        "completedAt": format_ts(row.completed_at),
+        "attemptLog": row.attempts_log,
+    }
+
+
+def _documents_view(documents: list[CustomerDocument]) -> list[CustomerDocumentView]:
+    ordered = sorted(documents, key=lambda d: d.id)
+    return [{"type": d.type, "expiresAt": format_ts(d.expires_at)} for d in ordered]
+
+
+def retrieval_view(customer: Customer, documents: list[CustomerDocument]) -> RetrievedCustomer:
+    """Result retrieval (docs/reference/verification.md): exactly these fields."""
+    return {
+        "id": customer.id,
+        "uuid": customer.uuid,
+        "email": customer.email,
+        "phone": customer.phone,
+        "status": customer.status,
+        "statusName": status_name(customer.status),
+        "updatedAt": format_ts(customer.updated_at),
+        "documents": _documents_view(documents),
+    }
+
+
+def staff_customer_view(customer: Customer, documents: list[CustomerDocument]) -> StaffCustomer:
+    """The staff view: retrieval fields plus client, link, reason and creation time."""
+    return {
+        **retrieval_view(customer, documents),
+        "clientUuid": customer.client_uuid,
+        "clientId": customer.application_id,
+        "reason": customer.status_reason,
+        "createdAt": format_ts(customer.created_at),
+    }

@@ -18,9 +18,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse import verification
 from gatehouse.errors import GatehouseError
-from gatehouse.verification import clients, customers
-from gatehouse.verification.schemas import RetrievedCustomer, VerifyMessage
+from gatehouse.verification import RetrievedCustomer, VerifyMessage
 from gatehouse.verify.answers import bad_credentials, basic_credentials, message
 from gatehouse.verify.sandbox import router as sandbox_router
 from gatehouse.web.auth import runtime_of
@@ -57,7 +57,7 @@ _REGISTRATION_SCHEMA: dict[str, Any] = {
 }
 
 
-def _registration_input(raw: bytes) -> clients.RegistrationInput | str:
+def _registration_input(raw: bytes) -> verification.RegistrationInput | str:
     """The four string fields of docs/reference/verification.md §4.1, or why the body is
     not acceptable."""
     try:
@@ -74,7 +74,7 @@ def _registration_input(raw: bytes) -> clients.RegistrationInput | str:
             return f"{name} must be a string."
         if not value.strip():
             return f"{name} must not be empty."
-    return clients.RegistrationInput(
+    return verification.RegistrationInput(
         client_uuid=data["clientUuid"].strip(),
         client_secret=data["clientSecret"],
         callback_url=data["callbackUrl"].strip(),
@@ -120,25 +120,25 @@ async def set_webhook(request: Request) -> Response:
     # The client first (a stranger learns nothing about names), then the URL rules of
     # webhook receivers, whose lookup (DNS) runs outside the write transaction.
     async with runtime.db.read() as session:
-        known = await clients.authenticate_client(
+        known = await verification.authenticate_client(
             session, runtime, parsed.client_uuid, parsed.client_secret
         )
     if known is None:
         return message(401, "Invalid clientUuid or clientSecret.")
     try:
-        await clients.check_registration(runtime, parsed)
-    except clients.CallbackRegistrationError as exc:
+        await verification.check_registration(runtime, parsed)
+    except verification.CallbackRegistrationError as exc:
         return message(400, str(exc))
     async with runtime.db.write() as session:
-        client = await clients.authenticate_client(
+        client = await verification.authenticate_client(
             session, runtime, parsed.client_uuid, parsed.client_secret
         )
         if client is None:
             return message(401, "Invalid clientUuid or clientSecret.")
-        ctx = write_context(request, clients.ClientPrincipal(client.uuid))
+        ctx = write_context(request, verification.ClientPrincipal(client.uuid))
         try:
-            await clients.register_callback(session, runtime, ctx, client, parsed)
-        except clients.CallbackRegistrationError as exc:
+            await verification.register_callback(session, runtime, ctx, client, parsed)
+        except verification.CallbackRegistrationError as exc:
             return message(400, str(exc))
     return message(200, "Callback registered.")
 
@@ -172,10 +172,10 @@ async def retrieve_customer(request: Request, customer_uuid: str) -> Response:
         return credentials
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        client = await clients.authenticate_client(session, runtime, *credentials)
+        client = await verification.authenticate_client(session, runtime, *credentials)
         if client is None:
             return bad_credentials()
-        found = await customers.customer_for_client(session, client.uuid, customer_uuid)
+        found = await verification.customer_for_client(session, client.uuid, customer_uuid)
     if found is None:
         return message(404, "No such customer.")
     return JSONResponse(found)

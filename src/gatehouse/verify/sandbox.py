@@ -17,11 +17,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse import verification
 from gatehouse.errors import GatehouseError
 from gatehouse.storage.tables.verification import VerificationClient
-from gatehouse.verification import clients
-from gatehouse.verification import sandbox as sandbox_customers
-from gatehouse.verification.schemas import RetrievedCustomer
+from gatehouse.verification import RetrievedCustomer
 from gatehouse.verify.answers import bad_credentials, basic_credentials, message
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.body import decode_json
@@ -72,7 +71,7 @@ async def _sandbox_client(request: Request) -> VerificationClient | Response:
         return credentials
     runtime = runtime_of(request)
     async with runtime.db.read() as session:
-        client = await clients.authenticate_client(session, runtime, *credentials)
+        client = await verification.authenticate_client(session, runtime, *credentials)
     if client is None:
         return bad_credentials()
     if not client.sandbox:
@@ -101,10 +100,10 @@ async def create_customer(request: Request) -> Response:
         return client
     runtime = runtime_of(request)
     try:
-        data = sandbox_customers.customer_input(client, await _body(request))
+        data = verification.customer_input(client, await _body(request))
         async with runtime.db.write() as session:
-            ctx = write_context(request, clients.ClientPrincipal(client.uuid))
-            view = await sandbox_customers.create_customer(session, runtime, ctx, client, data)
+            ctx = write_context(request, verification.ClientPrincipal(client.uuid))
+            view = await verification.create_customer(session, runtime, ctx, client, data)
     except GatehouseError as error:
         return message(error.status_code, error.message)
     return JSONResponse(view, status_code=201)
@@ -125,10 +124,10 @@ async def change_status(request: Request, customer_uuid: str) -> Response:
         return client
     runtime = runtime_of(request)
     try:
-        status = sandbox_customers.status_input(await _body(request))
+        status = verification.status_input(await _body(request))
         async with runtime.db.write() as session:
-            ctx = write_context(request, clients.ClientPrincipal(client.uuid))
-            view = await sandbox_customers.change_status(
+            ctx = write_context(request, verification.ClientPrincipal(client.uuid))
+            view = await verification.change_status(
                 session, runtime, ctx, client, customer_uuid, status
             )
     except GatehouseError as error:

@@ -14,16 +14,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import Notification
-from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
+from gatehouse.storage.tables.webhooks import WebhookEndpoint
 from gatehouse.timeutil import format_ts
-from gatehouse.webhooks import rules
+from gatehouse.webhooks import queries, rules
 from gatehouse.webhooks.rules import REASON_MANUAL
 
 log = logging.getLogger("gatehouse.webhooks")
@@ -42,16 +41,8 @@ async def disable_endpoint(
     endpoint.status = EndpointStatus.DISABLED
     endpoint.disabled_reason = reason
     endpoint.updated_at = now
-    await session.execute(
-        update(Delivery)
-        .where(Delivery.endpoint_id == endpoint.id, Delivery.status == DeliveryStatus.PENDING)
-        .values(
-            status=DeliveryStatus.DEAD,
-            last_error="endpoint disabled",
-            next_attempt_at=None,
-            lease_until=None,
-            claim_token=None,
-        )
+    await queries.end_pending(
+        session, endpoint.id, status=DeliveryStatus.DEAD, reason="endpoint disabled"
     )
     if reason == REASON_MANUAL:
         return
@@ -78,21 +69,14 @@ async def disable_failing_endpoints(runtime: Runtime) -> int:
     dead any more (the worker runs this periodically). Returns how many were disabled."""
     now = runtime.now()
     cutoff = now - rules.FAILING_WINDOW * runtime.settings.webhook_backoff_scale
-    query = select(WebhookEndpoint.id).where(
-        WebhookEndpoint.status == EndpointStatus.ENABLED,
-        WebhookEndpoint.deleted_at.is_(None),
-        WebhookEndpoint.failing_since <= cutoff,
-    )
     async with runtime.db.read() as session:
-        candidates = list((await session.scalars(query)).all())
+        candidates = await queries.failing_endpoint_ids(session, cutoff)
     if not candidates:
         return 0
     disabled = 0
     async with runtime.db.write() as session:
         for endpoint_id in sorted(candidates):
-            endpoint = await session.scalar(
-                select(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id).with_for_update()
-            )
+            endpoint = await queries.endpoint_for_update(session, endpoint_id)
             if (
                 endpoint is not None
                 and endpoint.status == EndpointStatus.ENABLED
@@ -147,23 +131,10 @@ async def endpoint_health(
     session: AsyncSession, tenant_id: str | None = None
 ) -> list[EndpointHealth]:
     """Endpoints (of one tenant, or all) with their health, for the dashboard."""
-    query = select(WebhookEndpoint).where(WebhookEndpoint.deleted_at.is_(None))
-    if tenant_id is not None:
-        query = query.where(WebhookEndpoint.tenant_id == tenant_id)
-    endpoints = list(
-        (await session.scalars(query.order_by(WebhookEndpoint.tenant_id, WebhookEndpoint.id))).all()
-    )
+    endpoints = await queries.endpoints_by_tenant(session, tenant_id)
     counts: dict[tuple[str, str], int] = {}
     if endpoints:
-        rows = await session.execute(
-            select(Delivery.endpoint_id, Delivery.status, func.count())
-            .where(
-                Delivery.endpoint_id.in_([e.id for e in endpoints]),
-                Delivery.status.in_((DeliveryStatus.DEAD, DeliveryStatus.PENDING)),
-            )
-            .group_by(Delivery.endpoint_id, Delivery.status)
-        )
-        counts = {(endpoint_id, status): int(n) for endpoint_id, status, n in rows.all()}
+        counts = await queries.open_delivery_counts(session, (e.id for e in endpoints))
     return [
         EndpointHealth(
             endpoint_id=e.id,
@@ -178,26 +149,3 @@ async def endpoint_health(
         )
         for e in endpoints
     ]
-
-
-async def dead_deliveries(
-    session: AsyncSession, tenant_id: str | None = None, limit: int = 50
-) -> list[Delivery]:
-    """The newest dead deliveries (of one tenant, or all), for the dashboard."""
-    query = select(Delivery).where(Delivery.status == DeliveryStatus.DEAD)
-    if tenant_id is not None:
-        query = query.where(Delivery.tenant_id == tenant_id)
-    query = query.order_by(Delivery.created_at.desc(), Delivery.id.desc()).limit(limit)
-    return list((await session.scalars(query)).all())
-
-
-async def recent_notifications(
-    session: AsyncSession, tenant_id: str | None = None, limit: int = 50
-) -> list[Notification]:
-    """The newest staff notifications (of one tenant, or all), newest first: the staff list
-    (docs/reference/staff-api.md §7) and the dashboard's webhooks page."""
-    query = select(Notification)
-    if tenant_id:
-        query = query.where(Notification.tenant_id == tenant_id)
-    query = query.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit)
-    return list((await session.scalars(query)).all())

@@ -12,7 +12,6 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictStr
-from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.audit.context import WriteContext
@@ -23,10 +22,9 @@ from gatehouse.errors import failed_precondition, invalid_argument, not_found
 from gatehouse.ids import new_id
 from gatehouse.outbound.url_safety import UnsafeUrl, check_url
 from gatehouse.runtime import Runtime
-from gatehouse.storage.tables.core import Tenant
-from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint, WebhookSecret
+from gatehouse.storage.tables.webhooks import WebhookEndpoint, WebhookSecret
 from gatehouse.timeutil import format_ts
-from gatehouse.webhooks import health, rules
+from gatehouse.webhooks import health, queries, rules
 from gatehouse.webhooks.connectivity import send_test
 from gatehouse.webhooks.outbox import environment_of
 from gatehouse.webhooks.schemas import (
@@ -134,14 +132,7 @@ async def load_endpoint(
     session: AsyncSession, tenant_id: str, endpoint_id: str, *, lock: bool = False
 ) -> WebhookEndpoint:
     """The tenant's live endpoint, else 404 (another tenant's looks the same as none)."""
-    stmt = select(WebhookEndpoint).where(
-        WebhookEndpoint.id == endpoint_id,
-        WebhookEndpoint.tenant_id == tenant_id,
-        WebhookEndpoint.deleted_at.is_(None),
-    )
-    if lock:
-        stmt = stmt.with_for_update()
-    endpoint = await session.scalar(stmt)
+    endpoint = await queries.live_endpoint(session, tenant_id, endpoint_id, lock=lock)
     if endpoint is None:
         raise not_found("The webhook endpoint was not found.")
     return endpoint
@@ -157,20 +148,12 @@ async def create_endpoint(
     """Register an endpoint; the response carries its secret once
     (docs/reference/webhooks.md §4.2)."""
     now = ctx.now
-    tenant = await session.scalar(
-        select(Tenant).where(Tenant.id == principal.tenant_id).with_for_update()
-    )
+    tenant = await queries.tenant_for_update(session, principal.tenant_id)
     if tenant is None:
         raise not_found("The tenant was not found.")
-    count = await session.scalar(
-        select(func.count())
-        .select_from(WebhookEndpoint)
-        .where(
-            WebhookEndpoint.tenant_id == principal.tenant_id, WebhookEndpoint.deleted_at.is_(None)
-        )
-    )
+    count = await queries.live_endpoint_count(session, principal.tenant_id)
     cap = tenant.webhook_endpoint_cap if tenant.webhook_endpoint_cap is not None else 5
-    if (count or 0) >= cap:
+    if count >= cap:
         raise failed_precondition(f"The tenant already has its maximum of {cap} webhook endpoints.")
     endpoint = WebhookEndpoint(
         id=new_id("we"),
@@ -206,12 +189,8 @@ def _secret_row(
 
 
 async def list_endpoints(session: AsyncSession, tenant_id: str) -> WebhookEndpointList:
-    rows = await session.scalars(
-        select(WebhookEndpoint)
-        .where(WebhookEndpoint.tenant_id == tenant_id, WebhookEndpoint.deleted_at.is_(None))
-        .order_by(WebhookEndpoint.created_at, WebhookEndpoint.id)
-    )
-    return {"data": [endpoint_view(e) for e in rows.all()]}
+    rows = await queries.live_endpoints(session, tenant_id)
+    return {"data": [endpoint_view(e) for e in rows]}
 
 
 async def update_endpoint(
@@ -241,16 +220,8 @@ async def delete_endpoint(
     endpoint = await load_endpoint(session, principal.tenant_id, endpoint_id, lock=True)
     endpoint.deleted_at = ctx.now
     endpoint.updated_at = ctx.now
-    await session.execute(
-        update(Delivery)
-        .where(Delivery.endpoint_id == endpoint.id, Delivery.status == DeliveryStatus.PENDING)
-        .values(
-            status=DeliveryStatus.CANCELLED,
-            last_error="endpoint deleted",
-            next_attempt_at=None,
-            lease_until=None,
-            claim_token=None,
-        )
+    await queries.end_pending(
+        session, endpoint.id, status=DeliveryStatus.CANCELLED, reason="endpoint deleted"
     )
     ctx.audit(session, "webhook.delete", endpoint.id)
 
@@ -277,15 +248,8 @@ async def active_secrets(
     session: AsyncSession, crypto: Crypto, endpoint_id: str, now: datetime
 ) -> list[str]:
     """The endpoint's active secrets, newest first (docs/reference/webhooks.md §6.2)."""
-    rows = await session.scalars(
-        select(WebhookSecret)
-        .where(
-            WebhookSecret.endpoint_id == endpoint_id,
-            (WebhookSecret.expires_at.is_(None)) | (WebhookSecret.expires_at > now),
-        )
-        .order_by(WebhookSecret.generation.desc())
-    )
-    return [crypto.decrypt_text(row.secret_encrypted) for row in rows.all()]
+    rows = await queries.active_secret_rows(session, endpoint_id, now)
+    return [crypto.decrypt_text(row.secret_encrypted) for row in rows]
 
 
 async def rotate_secret(
@@ -299,15 +263,7 @@ async def rotate_secret(
     (docs/reference/webhooks.md §4.9)."""
     now = ctx.now
     endpoint = await load_endpoint(session, principal.tenant_id, endpoint_id, lock=True)
-    rows = list(
-        (
-            await session.scalars(
-                select(WebhookSecret)
-                .where(WebhookSecret.endpoint_id == endpoint.id)
-                .order_by(WebhookSecret.generation.desc())
-            )
-        ).all()
-    )
+    rows = await queries.secrets_newest_first(session, endpoint.id)
     active = [row for row in rows if row.expires_at is None or row.expires_at > now]
     previous_expires = now + rules.PREVIOUS_SECRET_LIFETIME
     if active:

@@ -56,7 +56,7 @@ from gatehouse.domain.identity import Applicant
 from gatehouse.domain.members import ROLE_APPLICANT
 from gatehouse.domain.status import ApplicationStatus
 from gatehouse.ids import new_id
-from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL
+from gatehouse.intakes import CHOICE_ATTACHED, CHOICE_BY_LABEL
 from gatehouse.storage.tables.applications import Application, Member
 from gatehouse.storage.tables.core import AuditEntry
 from gatehouse.storage.tx_statements import Tx, TxStatement

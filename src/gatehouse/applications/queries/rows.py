@@ -11,11 +11,13 @@ from datetime import datetime
 
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from gatehouse.domain.info_requests import ACTIVE_REQUEST_STATES
 from gatehouse.storage.tables.applications import (
     Application,
     Decision,
+    Document,
     InfoRequest,
     InfoRequestItem,
     LoginLink,
@@ -160,3 +162,25 @@ async def end_portal_sessions(
     if member_id is not None:
         stmt = stmt.where(PortalSession.member_id == member_id)
     await session.execute(stmt.values(ended_at=at))
+
+
+async def documents_of(session: AsyncSession, application_id: str) -> list[Document]:
+    """The application's documents, oldest upload first; only the metadata columns are
+    loaded (contents stay in the database)."""
+    result = await session.execute(
+        select(Document)
+        .options(defer(Document.content))
+        .where(Document.application_id == application_id)
+        .order_by(Document.uploaded_at, Document.id)
+    )
+    return list(result.scalars())
+
+
+async def first_uploads(session: AsyncSession, application_id: str) -> dict[str, datetime]:
+    """Document type -> when the first document of that type was uploaded."""
+    rows = await session.execute(
+        select(Document.type, func.min(Document.uploaded_at))
+        .where(Document.application_id == application_id)
+        .group_by(Document.type)
+    )
+    return {doc_type: at for doc_type, at in rows.all()}

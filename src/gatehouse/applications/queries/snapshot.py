@@ -22,16 +22,16 @@ from sqlalchemy import bindparam, func, literal_column, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.applications.queries.rows import CURRENT_REQUEST_STATES
-from gatehouse.applications.schemas import Application as ApplicationView
-from gatehouse.applications.schemas import OpenInfoRequest
-from gatehouse.applications.views import (
+from gatehouse.applications.schemas import (
     ANSWERED_ITEM_STATES,
     OPEN_ITEM_STATES,
     DecisionFields,
     MemberFields,
+    OpenInfoRequest,
     application_view,
     open_info_request_view,
 )
+from gatehouse.applications.schemas import Application as ApplicationView
 from gatehouse.storage.db import Database
 from gatehouse.storage.prepared import PreparedRead
 from gatehouse.storage.tables.applications import (
@@ -110,7 +110,7 @@ def _item_count(states: frozenset[str]) -> Any:
     )
 
 
-# The application's own columns that its read shows (views.application_summary_view).
+# The application's own columns that its read shows (schemas.application_summary_view).
 SUMMARY_COLUMNS = (
     Application.id,
     Application.tenant_id,

@@ -16,7 +16,7 @@ from typing import Any, cast
 from sqlalchemy import Integer, bindparam, select, tuple_
 
 from gatehouse.applications.queries.snapshot import SUMMARY_COLUMNS
-from gatehouse.applications.views import application_summary_view
+from gatehouse.applications.schemas import application_summary_view
 from gatehouse.crypto import Crypto
 from gatehouse.domain.normalize import cut_text
 from gatehouse.domain.status import STATUSES

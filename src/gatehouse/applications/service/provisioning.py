@@ -21,9 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from gatehouse.applications.queries.provisioning import Found, NewApplication, ProvisioningStore
 from gatehouse.applications.queries.snapshot import Attachments, MemberRow
 from gatehouse.applications.schemas import Application as ApplicationView
+from gatehouse.applications.schemas import MemberFields, application_view
 from gatehouse.applications.service.guards import enforce
 from gatehouse.applications.service.links import mint_link
-from gatehouse.applications.views import MemberFields, application_view
 from gatehouse.audit.context import WriteContext
 from gatehouse.domain.access import Operation
 from gatehouse.domain.identity import (
@@ -36,7 +36,7 @@ from gatehouse.domain.members import ROLE_APPLICANT, Roster, check_room_for_one_
 from gatehouse.domain.principals import TenantPrincipal
 from gatehouse.errors import ALREADY_EXISTS, GatehouseError
 from gatehouse.ids import new_id
-from gatehouse.intakes.service import choose_among
+from gatehouse.intakes import choose_among
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tx_statements import ConnectionTx, Tx, as_tx

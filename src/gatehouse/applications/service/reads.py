@@ -2,18 +2,16 @@
 §5.14).
 
 `get_tenant_application` and `load_application_view` are shared with the staff
-case work and the portal; the `read_*` functions back the tenant GET routes,
+case work and the portal, `application_for_write` and `application_for_read` are the staff
+case work's (any tenant); the `read_*` functions back the tenant GET routes,
 where a missing, foreign and erased application all read as the same 404.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import cast
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer
 
 from gatehouse.applications.queries import rows as repo
 from gatehouse.applications.queries.snapshot import load_attachments
@@ -24,13 +22,16 @@ from gatehouse.applications.schemas import (
     DecisionList,
     DocumentList,
     InfoRequestList,
+    application_view,
+    decision_view,
+    document_view,
+    info_request_view,
 )
-from gatehouse.applications.schemas import Document as DocumentView
-from gatehouse.applications.views import application_view, decision_view, info_request_view
 from gatehouse.domain.checklist import Evidence, evaluate
-from gatehouse.errors import not_found
-from gatehouse.storage.tables.applications import Application, Document, Intake
+from gatehouse.errors import gone, not_found
+from gatehouse.storage.tables.applications import Application, Intake
 from gatehouse.timeutil import format_ts
+from gatehouse.verification import application_verified
 
 APPLICATION_NOT_FOUND = "No application with this clientId."
 
@@ -58,6 +59,24 @@ async def get_readable_application(
     """
     application = await get_tenant_application(session, tenant_id, client_id)
     if application.erased_at is not None:
+        raise not_found(APPLICATION_NOT_FOUND)
+    return application
+
+
+async def application_for_write(session: AsyncSession, client_id: str) -> Application:
+    """For staff case work: the row-locked application; 404 when missing, 410 when erased."""
+    application = await repo.application_by_id(session, client_id, for_update=True)
+    if application is None:
+        raise not_found(APPLICATION_NOT_FOUND)
+    if application.erased_at is not None:
+        raise gone()
+    return application
+
+
+async def application_for_read(session: AsyncSession, client_id: str) -> Application:
+    """For a staff read: the application; missing and erased are the same 404."""
+    application = await repo.application_by_id(session, client_id)
+    if application is None or application.erased_at is not None:
         raise not_found(APPLICATION_NOT_FOUND)
     return application
 
@@ -102,41 +121,11 @@ async def read_decisions(session: AsyncSession, tenant_id: str, client_id: str) 
     return {"data": [decision_view(decision) for decision in decisions]}
 
 
-def document_view(document: Document) -> DocumentView:
-    """Document metadata (docs/reference/tenant-api.md §5): no file name, content or URL."""
-    return {
-        "documentId": document.id,
-        "type": document.type,
-        "status": document.status,
-        "contentType": document.content_type,
-        "sizeBytes": document.size_bytes,
-        "uploadedAt": format_ts(document.uploaded_at),
-    }
-
-
-async def documents_of(session: AsyncSession, application_id: str) -> list[Document]:
-    # Only the metadata columns are loaded: contents stay in the database.
-    result = await session.execute(
-        select(Document)
-        .options(defer(Document.content))
-        .where(Document.application_id == application_id)
-        .order_by(Document.uploaded_at, Document.id)
-    )
-    return list(result.scalars())
-
-
 async def read_documents(session: AsyncSession, tenant_id: str, client_id: str) -> DocumentList:
     """GET …/documents (docs/reference/tenant-api.md §5.14)."""
     application = await get_readable_application(session, tenant_id, client_id)
-    documents = await documents_of(session, application.id)
+    documents = await repo.documents_of(session, application.id)
     return {"data": [document_view(document) for document in documents]}
-
-
-async def _verified_at(session: AsyncSession, application_id: str) -> datetime | None:
-    # Imported here: the verification area depends on applications, not the reverse.
-    from gatehouse.verification.links import application_verified
-
-    return await application_verified(session, application_id)
 
 
 async def read_checklist(session: AsyncSession, tenant_id: str, client_id: str) -> Checklist:
@@ -148,16 +137,14 @@ async def read_checklist(session: AsyncSession, tenant_id: str, client_id: str) 
     checklist = (
         intake.checklist if intake is not None and isinstance(intake.checklist, list) else []
     )
-    uploads = await session.execute(
-        select(Document.type, func.min(Document.uploaded_at))
-        .where(Document.application_id == application.id)
-        .group_by(Document.type)
-    )
+    uploads = await repo.first_uploads(session, application.id)
     needs_verification = any(item.get("kind") == "verification" for item in checklist)
     evidence = Evidence(
-        documents={doc_type: at for doc_type, at in uploads.all()},
+        documents=uploads,
         submitted_at=application.submitted_at,
-        verified_at=await _verified_at(session, application.id) if needs_verification else None,
+        verified_at=(
+            await application_verified(session, application.id) if needs_verification else None
+        ),
     )
     items = evaluate([item for item in checklist if isinstance(item, dict)], evidence)
     for item in items:
