@@ -13,16 +13,24 @@ from starlette.responses import Response
 from gatehouse.cases import queue as queries
 from gatehouse.cases.assignment import colleagues
 from gatehouse.cases.case_file import CaseFile, case_file
+from gatehouse.dashboard.queue_view import headings, state_links
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.principals import Role
 from gatehouse.domain.realignment import intake_change_refusal
+from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import STATUSES, ApplicationStatus, DecisionAction
+from gatehouse.domain.work_state import STATE_WORDS, Reviewer
 from gatehouse.domain.workstation import (
     ASSIGNEE_ME,
     ASSIGNEE_NONE,
+    SORT_COMPANY,
+    SORT_COMPANY_DESC,
     SORT_NEWEST,
     SORT_OLDEST,
+    SORT_STATE_LONGEST,
+    SORT_STATE_SHORTEST,
     SORT_UPDATED,
+    SORT_UPDATED_OLDEST,
     WAITING_ON_APPLICANT,
     WAITING_ON_STAFF,
     age_words,
@@ -49,14 +57,31 @@ DECISION_LABELS: dict[str, str] = {
 
 
 # The queue's query parameters, kept across pages (docs/workstation.md "The queue").
-QUEUE_PARAMS = ("q", "tenant", "status", "waiting", "intake", "assignee", "sort", "sandbox")
+QUEUE_PARAMS = (
+    "q",
+    "state",
+    "tenant",
+    "status",
+    "waiting",
+    "intake",
+    "assignee",
+    "risk",
+    "hits",
+    "sort",
+    "sandbox",
+)
 # The ones behind "Filters and order", open whenever one of them is set (or wrong).
-FILTER_PARAMS = (*QUEUE_PARAMS[1:], "updated")
+FILTER_PARAMS = (*QUEUE_PARAMS[2:], "updated")
 DEFAULT_VALUES = {"sort": SORT_UPDATED}
 SORT_CHOICES = [
     (SORT_UPDATED, "Recently updated first"),
+    (SORT_UPDATED_OLDEST, "Least recently updated first"),
     (SORT_OLDEST, "Oldest first"),
     (SORT_NEWEST, "Newest first"),
+    (SORT_STATE_LONGEST, "Longest in its status first"),
+    (SORT_STATE_SHORTEST, "Shortest in its status first"),
+    (SORT_COMPANY, "Company, A to Z"),
+    (SORT_COMPANY_DESC, "Company, Z to A"),
 ]
 WAITING_CHOICES = [(WAITING_ON_APPLICANT, "The applicant"), (WAITING_ON_STAFF, "Staff")]
 
@@ -69,20 +94,28 @@ async def queue(request: Request) -> Response:
     runtime = runtime_of(request)
     params = request.query_params
     filters, errors = queries.parse_queue_filters(params, viewer.principal.staff_id)
+    reviewer = Reviewer.of(viewer.principal)
     cursor = params.get("cursor") or None
     days = runtime.settings.info_request_reminder_days
     now = runtime.now()
     async with runtime.db.read() as session:
         try:
             page = await queries.queue_page(
-                session, runtime.crypto, filters, cursor, now=now, reminder_days=days
+                session,
+                runtime.crypto,
+                filters,
+                cursor,
+                reviewer=reviewer,
+                now=now,
+                reminder_days=days,
             )
         except GatehouseError:
             errors["cursor"] = "That page link is no longer valid; showing the first page."
             cursor = None
             page = await queries.queue_page(
-                session, runtime.crypto, filters, None, now=now, reminder_days=days
+                session, runtime.crypto, filters, None, reviewer=reviewer, now=now, reminder_days=days
             )
+        counts = await queries.state_figures(session, filters, reviewer)
         tenants = await queries.tenant_choices(session)
         sandboxes = set(await queries.sandbox_tenants(session))
         intakes = await queries.intake_choices(session)
@@ -118,6 +151,10 @@ async def queue(request: Request) -> Response:
             "assignees": assignees,
             "statuses": [(status, status.replace("_", " ")) for status in STATUSES],
             "sorts": SORT_CHOICES,
+            "state_links": state_links(base, counts, filters.state),
+            "state_words": STATE_WORDS,
+            "headings": headings(base, filters.sort),
+            "risk_levels": [(level, level) for level in RISK_LEVELS],
             "waiting_choices": WAITING_CHOICES,
             "reminder_days": days,
             "filters_set": sum(
