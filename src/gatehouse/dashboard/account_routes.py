@@ -59,6 +59,7 @@ async def render_account(
             "title": "Your account",
             "factors": factors,
             "passkeys": await passkeys.passkeys_of(runtime, staff_id),
+            "passkey_origin": passkeys.relying_party(runtime.settings)[1],
             "tokens": (await tokens.list_tokens(runtime, staff_id))["data"],
             "new_token": new_token,
             "errors": errors or {},

@@ -124,6 +124,7 @@ async def _verify_page(
         {
             "flow_csrf": flow.csrf_token,
             "has_passkeys": bool(count),
+            "passkey_origin": passkeys.relying_party(runtime.settings)[1],
             "errors": {"code": error} if error else {},
             "title": "Second step",
         },
