@@ -30,7 +30,7 @@ from tests.pages.portal_support import signed_in
 from tests.support.factories import StaffFixture, TenantFixture, make_staff
 
 ROW = re.compile(
-    r'<a href="/dashboard/applications/(app_[a-z0-9]+)">.*?<span class="work work-([a-z-]+)">',
+    r'<a href="/dashboard/applications/(app_[a-z0-9]+)">.*?<td class="ws-([a-z-]+)">',
     re.S,
 )
 

@@ -111,6 +111,7 @@ class QueueRow:
     # it waits on, and whether the waiting applicant is due a reminder.
     age: str = ""
     state_age: str = ""
+    updated_age: str = ""
     waiting: str | None = None
     reminder_due: bool = False
     # The effective risk level and the open screening hits (docs/screening.md).
@@ -335,6 +336,7 @@ async def _with_ages(
                 row.assignee_email,
                 age=age_words(now - a.created_at),
                 state_age=age_words(now - a.status_changed_at),
+                updated_age=age_words(now - a.updated_at),
                 waiting=waiting_on(a.status),
                 reminder_due=due,
                 risk=row.risk,

@@ -43,12 +43,12 @@ class Heading:
 
 
 # The sortable columns: the order a first click asks for, and whether oldest (or A) first
-# reads as ascending in the column as shown (ages shown as durations read the other way).
+# reads as ascending in the column as shown (no: the times are shown as durations).
 SORTABLE: dict[str, tuple[str, str, bool]] = {
     KEY_COMPANY: ("Company", SORT_COMPANY, True),
     KEY_CREATED: ("Age", SORT_OLDEST, False),
     KEY_STATE: ("In this state", SORT_STATE_LONGEST, False),
-    KEY_UPDATED: ("Updated", SORT_UPDATED, True),
+    KEY_UPDATED: ("Updated", SORT_UPDATED, False),
 }
 
 
