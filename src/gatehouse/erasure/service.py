@@ -69,7 +69,7 @@ async def erase_application(
     await session.execute(
         update(InfoRequestItem)
         .where(InfoRequestItem.request_id.in_(request_ids))
-        .values(answer=None)
+        .values(answer=None, draft=None)
     )
     await session.execute(
         update(Document)
