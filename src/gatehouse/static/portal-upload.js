@@ -53,9 +53,7 @@
     });
   }
 
-  // The requests page is one form of several items (each in a [data-item]); the documents
-  // page is one form of one file. A file, its camera button and its progress bar are
-  // those of the same item.
+  // A file, its camera and its progress belong to one [data-item] (requests) or the form.
   function scopeOf(node, form) {
     return (node && node.closest && node.closest("[data-item]")) || form;
   }

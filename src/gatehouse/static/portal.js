@@ -119,7 +119,7 @@
       field.addEventListener("input", function () {
         store.setItem(key, field.value);
       });
-      // Sent: the item's own button (the page is one form; the server keeps the others).
+      // Sent by its own item's button (the server keeps the others).
       field.form.addEventListener("submit", function (event) {
         var by = event.submitter && event.submitter.closest && event.submitter.closest("[data-item]");
         if (!by || by.getAttribute("data-item") === field.getAttribute("data-draft")) store.removeItem(key);
