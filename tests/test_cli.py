@@ -247,7 +247,7 @@ def test_half_configured_single_sign_on_is_a_clear_error(
         ("127.0.0.1", "localhost"),
         ("127.0.1.1", "localhost"),
         ("::1", "localhost"),
-        ("0.0.0.0", "localhost"),  # noqa: S104
+        ("0.0.0.0", "localhost"),
         ("::", "localhost"),
         ("LOCALHOST", "localhost"),
         ("192.168.1.20", "192.168.1.20"),

@@ -92,7 +92,8 @@ def test_every_state_has_words_and_a_rule() -> None:
     assert state_words("new_answers") == "New answers"
     assert state_words("nonsense") == "nonsense"
     # The table ends with a rule that always holds.
-    assert not RULES[-1].statuses and not RULES[-1].facts
+    assert not RULES[-1].statuses
+    assert not RULES[-1].facts
 
 
 def test_every_sort_turns_round_to_its_opposite() -> None:

@@ -6,6 +6,7 @@ authenticator."""
 from __future__ import annotations
 
 import re
+
 import pytest
 
 from tests.e2e.live_stack import CHROMIUM, CHROMIUM_ARGS, with_runtime
@@ -43,9 +44,7 @@ def test_a_failed_passkey_says_why(database_url: str) -> None:
         port = base.rsplit(":", 1)[1]
         person = with_runtime(settings, lambda runtime: make_staff(runtime, "analyst"))
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-            )
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             expect.set_options(timeout=10_000)
             context = browser.new_context()
             page = context.new_page()

@@ -17,7 +17,13 @@ import pytest
 from gatehouse.domain.work_state import STATE_WORDS
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
-from tests.e2e.live_stack import CHROMIUM, CHROMIUM_ARGS, live_gatehouse, require_chromium, with_runtime
+from tests.e2e.live_stack import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    live_gatehouse,
+    require_chromium,
+    with_runtime,
+)
 from tests.e2e.staff_pages import sign_in_staff
 from tests.e2e.test_portal_browser import _page_weight
 from tests.e2e.test_workstation_browser import AXE, axe_violations, fits_the_screen, shot
@@ -81,9 +87,7 @@ def test_the_queue_says_where_the_work_is(database_url: str) -> None:
         failures: list[str] = []
         weights: dict[str, int] = {}
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-            )
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             expect.set_options(timeout=10_000)
             laptop = browser.new_context(viewport=LAPTOP, bypass_csp=True).new_page()
             sign_in_staff(laptop, base, seeded.mlro)

@@ -73,27 +73,39 @@ async def seed(
     await client.post("/portal/api/form", json={"fields": {"website": "https://n.test"}})
     ids["submitted"] = await applicant(client, runtime, tenant, "Fresh Ltd")
     # Assigning a case is not reviewing it: before and after the submission.
-    await staff_post(client, analyst, f"/applications/{ids['submitted']}/assignment",
-                     {"staffId": analyst.staff_id})
+    await staff_post(
+        client,
+        analyst,
+        f"/applications/{ids['submitted']}/assignment",
+        {"staffId": analyst.staff_id},
+    )
     assert (await client.post("/portal/api/submit")).status_code == 200
-    await staff_post(client, analyst, f"/applications/{ids['submitted']}/assignment",
-                     {"staffId": mlro.staff_id})
+    await staff_post(
+        client, analyst, f"/applications/{ids['submitted']}/assignment", {"staffId": mlro.staff_id}
+    )
     ids["review"] = await applicant(client, runtime, tenant, "Seen Ltd")
     await client.post("/portal/api/submit")
     await staff_post(client, analyst, f"/applications/{ids['review']}/notes", {"text": "Read."})
     ids["answers"] = await applicant(client, runtime, tenant, "Answered Ltd")
     await client.post("/portal/api/submit")
     raised = await staff_post(
-        client, analyst, f"/applications/{ids['answers']}/info-requests",
+        client,
+        analyst,
+        f"/applications/{ids['answers']}/info-requests",
         {"comment": "One thing.", "items": [{"type": "question", "prompt": "What do you sell?"}]},
     )
     ids["waiting"] = await applicant(client, runtime, tenant, "Waiting Ltd")
     await client.post("/portal/api/submit")
-    await staff_post(client, analyst, f"/applications/{ids['waiting']}/info-requests",
-                     {"comment": "One more.", "items": [{"type": "question", "prompt": "Who owns you?"}]})
+    await staff_post(
+        client,
+        analyst,
+        f"/applications/{ids['waiting']}/info-requests",
+        {"comment": "One more.", "items": [{"type": "question", "prompt": "Who owns you?"}]},
+    )
     # The applicant of "answers" answers the one item: the request is responded, pending.
-    await signed_in(client, runtime, tenant, email=email_of("Answered Ltd0"),
-                    company_name="Answered Ltd")
+    await signed_in(
+        client, runtime, tenant, email=email_of("Answered Ltd0"), company_name="Answered Ltd"
+    )
     item = raised["items"][0]["itemId"]
     answered = await client.post(
         f"/portal/api/info-requests/{raised['requestId']}/items/{item}/answer",
@@ -107,13 +119,21 @@ async def seed(
     for name, proposer in (("proposed", people["proposer"]), ("own", mlro)):
         ids[name] = await applicant(client, runtime, tenant, name.title() + " Proposal Ltd")
         await client.post("/portal/api/submit")
-        await staff_post(client, proposer, f"/applications/{ids[name]}/decisions",
-                         {"action": "approve", "acknowledgeUnsatisfied": "Seen in person."})
+        await staff_post(
+            client,
+            proposer,
+            f"/applications/{ids[name]}/decisions",
+            {"action": "approve", "acknowledgeUnsatisfied": "Seen in person."},
+        )
     ids["hold"] = await applicant(client, runtime, tenant, "Held Ltd")
     await staff_post(client, analyst, f"/applications/{ids['hold']}/decisions", {"action": "hold"})
     ids["decided"] = await applicant(client, runtime, tenant, "Done Ltd")
-    await staff_post(client, analyst, f"/applications/{ids['decided']}/decisions",
-                     {"action": "reject", "rejectionReason": "Out of scope."})
+    await staff_post(
+        client,
+        analyst,
+        f"/applications/{ids['decided']}/decisions",
+        {"action": "reject", "rejectionReason": "Out of scope."},
+    )
     return ids
 
 
@@ -134,15 +154,28 @@ async def facts_from_python(runtime: Runtime, client_id: str) -> CaseFacts:
     async with runtime.db.read() as session:
         app = await session.get(Application, client_id)
         trail = (
-            await session.execute(select(AuditEntry).where(AuditEntry.application_id == client_id))
-        ).scalars().all()
+            (
+                await session.execute(
+                    select(AuditEntry).where(AuditEntry.application_id == client_id)
+                )
+            )
+            .scalars()
+            .all()
+        )
     assert app is not None
-    staff = [e.at for e in trail if e.actor.startswith("staff:")
-             and e.action not in STAFF_NOT_ACTING]
-    inputs = [e.at for e in trail if e.actor.startswith("applicant:")
-              and e.action in APPLICANT_INPUTS]
-    return CaseFacts(app.status, app.submitted_at, app.proposed_by,
-                     max(staff, default=None), max(inputs, default=None))
+    staff = [
+        e.at for e in trail if e.actor.startswith("staff:") and e.action not in STAFF_NOT_ACTING
+    ]
+    inputs = [
+        e.at for e in trail if e.actor.startswith("applicant:") and e.action in APPLICANT_INPUTS
+    ]
+    return CaseFacts(
+        app.status,
+        app.submitted_at,
+        app.proposed_by,
+        max(staff, default=None),
+        max(inputs, default=None),
+    )
 
 
 async def test_each_viewer_sees_where_the_work_is(
@@ -168,8 +201,9 @@ async def test_each_viewer_sees_where_the_work_is(
         reviewer = Reviewer(viewer.staff_id, who == "mlro")
         expected = {**EXPECTED, "proposed": proposed, "own": own}
         async with runtime.db.read() as session:
-            page = await queue_page(session, runtime.crypto, QueueFilters(), None,
-                                    reviewer=reviewer)
+            page = await queue_page(
+                session, runtime.crypto, QueueFilters(), None, reviewer=reviewer
+            )
             counts = await state_figures(session, QueueFilters(), reviewer)
         seen = {by_id[row.application.id]: row.state for row in page.rows}
         assert seen == expected, who
@@ -187,8 +221,7 @@ async def test_each_viewer_sees_where_the_work_is(
         await dashboard_sign_in(client, viewer)
         html = (await client.get("/dashboard")).text
         assert re.search(r'data-state="all">All <span class="count">10</span>', html)
-        assert re.search(r'data-state="new_answers">New answers <span class="count">2</span>',
-                         html)
+        assert re.search(r'data-state="new_answers">New answers <span class="count">2</span>', html)
         mine = await client.get("/dashboard?state=countersign")
         assert mine.status_code == 200
         rows = ROW.findall(mine.text)

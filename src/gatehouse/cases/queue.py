@@ -23,8 +23,8 @@ from gatehouse.cases.queue_states import state_counts, state_of
 from gatehouse.crypto import Crypto
 from gatehouse.domain.info_requests import REQUEST_OPEN
 from gatehouse.domain.sandbox import SANDBOX
-from gatehouse.domain.status import NEEDS_INFO, STATUSES
 from gatehouse.domain.screening import RISK_LEVELS
+from gatehouse.domain.status import NEEDS_INFO, STATUSES
 from gatehouse.domain.work_state import WORK_STATES, Reviewer
 from gatehouse.domain.workstation import (
     ASSIGNEE_ME,

@@ -97,24 +97,13 @@ async def queue(request: Request) -> Response:
     reviewer = Reviewer.of(viewer.principal)
     cursor = params.get("cursor") or None
     days = runtime.settings.info_request_reminder_days
-    now = runtime.now()
     async with runtime.db.read() as session:
         try:
-            page = await queries.queue_page(
-                session,
-                runtime.crypto,
-                filters,
-                cursor,
-                reviewer=reviewer,
-                now=now,
-                reminder_days=days,
-            )
+            page = await _page(request, session, filters, cursor, reviewer)
         except GatehouseError:
             errors["cursor"] = "That page link is no longer valid; showing the first page."
             cursor = None
-            page = await queries.queue_page(
-                session, runtime.crypto, filters, None, reviewer=reviewer, now=now, reminder_days=days
-            )
+            page = await _page(request, session, filters, None, reviewer)
         counts = await queries.state_figures(session, filters, reviewer)
         tenants = await queries.tenant_choices(session)
         sandboxes = set(await queries.sandbox_tenants(session))
@@ -168,6 +157,25 @@ async def queue(request: Request) -> Response:
             "next_url": next_url,
         },
         status_code=400 if errors and "cursor" not in errors else 200,
+    )
+
+
+async def _page(
+    request: Request,
+    session: AsyncSession,
+    filters: queries.QueueFilters,
+    cursor: str | None,
+    reviewer: Reviewer,
+) -> queries.QueuePage:
+    runtime = runtime_of(request)
+    return await queries.queue_page(
+        session,
+        runtime.crypto,
+        filters,
+        cursor,
+        reviewer=reviewer,
+        now=runtime.now(),
+        reminder_days=runtime.settings.info_request_reminder_days,
     )
 
 

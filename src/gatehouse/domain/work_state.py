@@ -140,7 +140,8 @@ class Reviewer:
 
 def facts_of(case: CaseFacts, reviewer: Reviewer) -> dict[Fact, bool]:
     """The yes-or-no facts of `case` for `reviewer`."""
-    staff_at, input_at, submitted_at = case.staff_acted_at, case.applicant_input_at, case.submitted_at
+    staff_at, input_at = case.staff_acted_at, case.applicant_input_at
+    submitted_at = case.submitted_at
     return {
         Fact.MAY_COUNTERSIGN: reviewer.may_countersign,
         Fact.PROPOSED_BY_OTHER: case.proposed_by != reviewer.staff_id,
