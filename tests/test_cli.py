@@ -11,6 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gatehouse.accounts.passkeys import relying_party
+from gatehouse.cli.common import announced_host, load_settings
 from gatehouse.crypto import Crypto
 from gatehouse.settings import SECRET_KEY_FILE
 from tests.support.leaks import remember
@@ -136,6 +138,7 @@ def test_serve_migrates_answers_healthz_and_logs_json(
         request_id = missing.headers["service-request-id"]
     # uvicorn shuts down gracefully on SIGTERM, then re-raises the signal.
     assert server.process.returncode in (0, -15)
+    assert any(f"Gatehouse is at http://localhost:{port}" in line for line in server.stderr)
     assert any("Finished server process" in line for line in server.stderr)
     entries = [json.loads(line) for line in server.stderr if line.startswith("{")]
     assert entries, server.stderr
@@ -189,6 +192,11 @@ def test_demo_seeds_prints_and_serves(tmp_path: Path, sqlite_env: dict[str, str]
         assert "inviteUrl" in sign_in["how"]
         assert httpx.get(sign_in["inviteUrl"]).status_code == 200
         assert any("Open inviteUrl in a browser" in line for line in demo.stderr)
+        # Bound to loopback, it announces localhost: a passkey cannot be bound to an IP
+        # address, and the relying party is PUBLIC_URL's host.
+        assert made["baseUrl"] == f"http://localhost:{port}"
+        assert sign_in["inviteUrl"].startswith(f"http://localhost:{port}/dashboard/invite/")
+        assert any(f"Gatehouse is at http://localhost:{port}" in line for line in demo.stderr)
     assert os.path.exists(tmp_path / "data" / "gatehouse.db")
 
 
@@ -231,3 +239,33 @@ def test_half_configured_single_sign_on_is_a_clear_error(
     assert "GATEHOUSE_:" not in said
     assert "oidc-secret-value" not in said
     assert "Traceback" not in said
+
+
+@pytest.mark.parametrize(
+    ("host", "announced"),
+    [
+        ("127.0.0.1", "localhost"),
+        ("127.0.1.1", "localhost"),
+        ("::1", "localhost"),
+        ("0.0.0.0", "localhost"),
+        ("::", "localhost"),
+        ("LOCALHOST", "localhost"),
+        ("192.168.1.20", "192.168.1.20"),
+        ("fd00::5", "[fd00::5]"),
+        ("gatehouse.internal", "gatehouse.internal"),
+    ],
+)
+def test_the_announced_address_is_localhost_on_loopback(host: str, announced: str) -> None:
+    assert announced_host(host) == announced
+
+
+def test_public_url_follows_the_bind_unless_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GATEHOUSE_PUBLIC_URL", raising=False)
+    settings = load_settings("127.0.0.1", 8123)
+    assert settings.base_url == "http://localhost:8123"
+    assert relying_party(settings) == ("localhost", "http://localhost:8123")
+    monkeypatch.setenv("GATEHOUSE_PUBLIC_URL", "https://kyc.example.test")
+    assert load_settings("127.0.0.1", 8123).base_url == "https://kyc.example.test"

@@ -25,7 +25,7 @@ def test_defaults_of_contract_section_0(clean_environ: Path) -> None:
     settings = Settings()
     assert settings.database_url == "sqlite:///./gatehouse.db"
     assert settings.public_url is None
-    assert settings.base_url == "http://127.0.0.1:8000"
+    assert settings.base_url == "http://localhost:8000"
     assert settings.redis_url is None
     assert settings.rate_limit_per_key == 60
     assert settings.rate_limit_per_ip == 240

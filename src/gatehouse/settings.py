@@ -177,7 +177,7 @@ class Settings(BaseSettings):
     @property
     def base_url(self) -> str:
         """PUBLIC_URL, or the address `serve` listens on when it is unset."""
-        return self.public_url or "http://127.0.0.1:8000"
+        return self.public_url or "http://localhost:8000"
 
     @property
     def oidc_enabled(self) -> bool:

@@ -293,7 +293,7 @@ def test_every_page_in_every_language_is_accessible_and_light(seeded: Seeded) ->
                 check(name, base + path)
             # A refused answer (nothing written), with its summary.
             page.goto(base + "/portal/requests")
-            page.locator("form[action*='/items/'] button").first.click()
+            page.locator("[data-item] button[type=submit]").first.click()
             page.wait_for_load_state("networkidle")
             assert page.locator(".error-summary").count() == 1
             check("requests-refused")
@@ -402,16 +402,16 @@ def test_the_whole_flow_by_keyboard(seeded: Seeded, tmp_path: Path) -> None:
         _tab_to(page, "a[href='/portal/requests']")
         keys.press("Enter")
         page.wait_for_url(seeded.base + "/portal/requests")
-        _tab_to(page, "textarea[name=answer]")
+        _tab_to(page, "textarea[name^='answer.']")
         keys.type("Cafe Uno and Bean There")
-        _tab_to(page, "form[action*='/items/'] button")
+        _tab_to(page, "[data-item] button[type=submit]")
         keys.press("Enter")
         expect(page.get_by_text("Thank you. Your answer is sent.")).to_be_visible()
         _tab_to(page, "input[type=file]")
         with page.expect_file_chooser() as chooser:
             keys.press("Space")
         chooser.value.set_files(str(bill))
-        _tab_to(page, "form[action*='/items/'] button")
+        _tab_to(page, "[data-item] button[type=submit]")
         keys.press("Enter")
         expect(page.get_by_text("you answered everything")).to_be_visible()
 

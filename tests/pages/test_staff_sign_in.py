@@ -4,6 +4,8 @@ limit, session timeouts, and staff tokens never opening the dashboard."""
 
 from __future__ import annotations
 
+import base64
+import json as jsonlib
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -13,6 +15,7 @@ import httpx
 import pyotp
 from sqlalchemy import func, select
 
+from gatehouse.accounts.passkeys import EXPIRED, NOT_CONFIRMED, relying_party, wrong_address
 from gatehouse.accounts.sign_in import LOCK_AFTER
 from gatehouse.app import create_app
 from gatehouse.runtime import Runtime
@@ -482,3 +485,42 @@ async def test_next_only_follows_dashboard_paths(
         client.cookies.clear()
         answer = await sign_in_with_password(client, staff, target)
         assert answer.headers["location"] == expected, target
+
+
+async def test_a_refused_new_passkey_says_why(
+    client: httpx.AsyncClient, runtime: Runtime, staff: StaffFixture
+) -> None:
+    """The server's refusals of a new passkey (docs/staff-identity.md "Passkeys"): a stale or
+    forged ticket, a credential made at another address, one the device did not confirm."""
+    csrf = await dashboard_sign_in(client, staff)
+    headers = {"X-CSRF-Token": csrf}
+    options = await client.post("/dashboard/account/passkeys/options", headers=headers)
+    assert options.status_code == 200, options.text
+    ticket = options.json()["ticket"]
+    _, origin = relying_party(runtime.settings)
+
+    def credential(at: str) -> dict[str, object]:
+        data = {"type": "webauthn.create", "challenge": "AAAA", "origin": at}
+        encoded = base64.urlsafe_b64encode(jsonlib.dumps(data).encode()).decode().rstrip("=")
+        return {
+            "id": "AAAA",
+            "rawId": "AAAA",
+            "type": "public-key",
+            "response": {"clientDataJSON": encoded, "attestationObject": "AAAA"},
+        }
+
+    async def enrol(ticket: str, made: dict[str, object]) -> str:
+        answer = await client.post(
+            "/dashboard/account/passkeys",
+            json={"name": "Laptop", "ticket": ticket, "credential": made},
+            headers=headers,
+        )
+        assert answer.status_code == 400, answer.text
+        return str(answer.json()["message"])
+
+    assert await enrol("forged.ticket", credential(origin)) == EXPIRED
+    elsewhere = "http://127.0.0.1:8000"
+    assert await enrol(ticket, credential(elsewhere)) == wrong_address(origin, elsewhere)
+    assert "Passkeys work only at" in wrong_address(origin, elsewhere)
+    assert await enrol(ticket, credential(origin)) == NOT_CONFIRMED
+    assert await enrol(ticket, {"response": "nothing"}) == NOT_CONFIRMED

@@ -86,6 +86,8 @@ async def test_the_case_page_shows_a_hit_and_resolves_it_in_place(
     assert "Adverse media." in page.text
     queue = await client.get("/dashboard")
     assert 'badge-high">high' in queue.text
+    assert 'badge-high">high' in (await client.get("/dashboard?risk=high")).text
+    assert 'badge-high">high' not in (await client.get("/dashboard?risk=low")).text
 
 
 async def test_the_queue_shows_open_hits(
@@ -100,7 +102,13 @@ async def test_the_queue_shows_open_hits(
     await dashboard_sign_in(client, analyst)
     queue = await client.get("/dashboard")
     assert "1 open hit" in queue.text
-    assert 'badge-low">low' in queue.text
+    assert '<td>low <span class="badge badge-hits">1 open hit</span></td>' in queue.text
+    # The queue's filters: only cases with open hits, and by risk level (docs/workstation.md).
+    assert "1 open hit" in (await client.get("/dashboard?hits=1")).text
+    assert "1 open hit" in (await client.get("/dashboard?risk=low&hits=1")).text
+    high = await client.get("/dashboard?risk=high")
+    assert high.status_code == 200
+    assert "1 open hit" not in high.text
 
 
 async def test_the_intake_editor_saves_the_mapping_and_rules(

@@ -37,6 +37,7 @@ from gatehouse.accounts.passkeys import (
     passkey_step,
     passkeys_of,
     registration_options,
+    relying_party,
     remove_passkey,
     sign_in_options,
 )
@@ -152,6 +153,7 @@ __all__ = [
     "portal_branding",
     "reactivate",
     "registration_options",
+    "relying_party",
     "remove_logo",
     "remove_passkey",
     "renew_recovery_codes",

@@ -24,7 +24,7 @@ from webauthn import (
     verify_authentication_response,
     verify_registration_response,
 )
-from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
+from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, parse_client_data_json
 from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
     AuthenticatorSelectionCriteria,
@@ -60,6 +60,42 @@ def relying_party(settings: Settings) -> tuple[str, str]:
     """(rp id, expected origin) from PUBLIC_URL."""
     parts = urlsplit(settings.base_url)
     return parts.hostname or "localhost", f"{parts.scheme}://{parts.netloc}"
+
+
+# Why a new passkey was refused, in words (docs/staff-identity.md "Passkeys").
+EXPIRED = "The passkey request expired or was already used. Try again."
+NOT_CONFIRMED = (
+    "The passkey could not be added: the device did not confirm it or did not verify you "
+    "(a PIN, a fingerprint or the screen lock). Try again."
+)
+
+
+def wrong_address(origin: str, seen: str) -> str:
+    return (
+        f"Passkeys work only at {origin}, and this page is open at {seen}. "
+        f"Open {origin}/dashboard and try again."
+    )
+
+
+def origin_of_credential(credential: object) -> str | None:
+    """The origin the browser says it made `credential` at (its client data), or None."""
+    response = credential.get("response") if isinstance(credential, dict) else None
+    data = response.get("clientDataJSON") if isinstance(response, dict) else None
+    if not isinstance(data, str) or len(data) > 10_000:
+        return None
+    try:
+        return parse_client_data_json(base64url_to_bytes(data)).origin
+    except (WebAuthnException, ValueError, TypeError):
+        return None
+
+
+def refusal_words(credential: object, origin: str) -> str:
+    """Why a credential that failed verification was refused: made at another address than
+    `origin` (a page opened at 127.0.0.1 when PUBLIC_URL says localhost), else not confirmed."""
+    seen = origin_of_credential(credential)
+    if seen is not None and seen != origin:
+        return wrong_address(origin, seen)
+    return NOT_CONFIRMED
 
 
 def _descriptor(passkey: StaffPasskey) -> PublicKeyCredentialDescriptor:
@@ -172,12 +208,14 @@ async def enrol_passkey(
     """Verify a new credential against its signed challenge and keep it under `name`."""
     label = check_passkey_name(name)
     challenge = _signed_challenge(runtime, session_id, ticket)
-    if challenge is None or not isinstance(credential, dict):
-        raise invalid_argument("The passkey could not be added. Try again.", "credential")
+    if challenge is None:
+        raise invalid_argument(EXPIRED, "credential")
     rp_id, origin = relying_party(runtime.settings)
+    if not isinstance(credential, dict):
+        raise invalid_argument(NOT_CONFIRMED, "credential")
     verified = registration_verified(credential, challenge, rp_id, origin)
     if verified is None:
-        raise invalid_argument("The passkey could not be added. Try again.", "credential")
+        raise invalid_argument(refusal_words(credential, origin), "credential")
     response = credential.get("response")
     transports = response.get("transports") if isinstance(response, dict) else None
     credential_id = bytes_to_base64url(verified.credential_id)

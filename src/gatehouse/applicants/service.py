@@ -8,6 +8,7 @@ write still refuses it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -150,9 +151,11 @@ async def answer_item(
     request_id: str,
     item_id: str,
     body: AnswerBody,
+    drafts: Mapping[str, str] | None = None,
 ) -> InfoRequestView:
     """Answer one item; a document item may name an uploaded `documentId` instead
-    of (or beside) a text answer. Returns the request (docs/reference/tenant-api.md §2.8 shape)."""
+    of (or beside) a text answer; `drafts` (item id → text) are the page's other items, kept
+    as drafts. Returns the request (docs/reference/tenant-api.md §2.8 shape)."""
     loaded = await load_request(session, request_id, application_id=context.application_id)
     if loaded.application.locked:
         raise permission_denied("Access to this application is not available.")
@@ -168,4 +171,21 @@ async def answer_item(
         document = await session.get(Document, document_id)
         if document is None or document.application_id != context.application_id:
             raise InvalidInput("No uploaded document with this documentId.", field="documentId")
-    return await record_answer(session, ctx, loaded, item, answer=answer, document_id=document_id)
+    answered = await record_answer(
+        session, ctx, loaded, item, answer=answer, document_id=document_id
+    )
+    item.draft = None
+    if drafts:
+        await keep_drafts(session, context, drafts)
+    return answered
+
+
+async def keep_drafts(
+    session: AsyncSession, context: PortalContext, drafts: Mapping[str, str]
+) -> None:
+    """Keep what the applicant typed in other items of their application and has not sent
+    (docs/reference/portal.md "Drafts"): items still owed get the text (trimmed, cut to the
+    longest answer; empty clears it); any other item id is ignored."""
+    for item in await applications.owed_items(session, context.application_id, list(drafts)[:100]):
+        text = drafts[item.id].strip()[: rules.MAX_ANSWER]
+        item.draft = text or None

@@ -22,6 +22,7 @@ from gatehouse.applications.queries.rows import (
     info_requests_of,
     items_of,
     members_of,
+    owed_items,
     revoke_unused_links,
 )
 from gatehouse.applications.queries.snapshot import read_application_view
@@ -103,6 +104,7 @@ __all__ = [
     "member_view",
     "members_of",
     "mint_link",
+    "owed_items",
     "parse_list_query",
     "read_application_view",
     "read_checklist",

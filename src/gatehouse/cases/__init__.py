@@ -12,10 +12,13 @@ from gatehouse.cases.case_file import CaseFile, RequestWithItems, case_file
 from gatehouse.cases.notes import add_note, list_notes
 from gatehouse.cases.queries import list_applications, read_application
 from gatehouse.cases.queue import (
+    QueueFilters,
+    QueuePage,
     intake_choices,
     parse_queue_filters,
     queue_page,
     sandbox_tenants,
+    state_figures,
     tenant_choices,
 )
 from gatehouse.cases.schemas import (
@@ -37,6 +40,8 @@ __all__ = [
     "CaseFile",
     "Note",
     "NotePage",
+    "QueueFilters",
+    "QueuePage",
     "RequestWithItems",
     "StaffApplication",
     "StaffApplicationPage",
@@ -54,6 +59,7 @@ __all__ = [
     "read_application",
     "sandbox_tenants",
     "staff_application_view",
+    "state_figures",
     "tenant_audit",
     "tenant_choices",
 ]

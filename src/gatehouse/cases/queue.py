@@ -1,6 +1,7 @@
 """The staff queue across tenants (docs/workstation.md "The queue"): search, filters, sorts,
-assignment and the age of each case and of its current state, keyset paged with the shared
-cursor kit (`gatehouse.paging`). Reads only; the case page is cases/case_file.py.
+assignment, the work state of each case (cases/queue_states.py) and the age of each case and
+of its current state, keyset paged with the shared cursor kit (`gatehouse.paging`) for every
+order. Reads only; the case page is cases/case_file.py.
 
 Search is LIKE on the lowered company name, applicant email and external ref (a substring
 anywhere), or the exact client id (a text shaped like one is looked up by id alone); on
@@ -15,17 +16,24 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import Select, String, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.cases.queue_states import state_counts, state_of
 from gatehouse.crypto import Crypto
 from gatehouse.domain.info_requests import REQUEST_OPEN
 from gatehouse.domain.sandbox import SANDBOX
+from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import NEEDS_INFO, STATUSES
+from gatehouse.domain.work_state import WORK_STATES, Reviewer
 from gatehouse.domain.workstation import (
     ASSIGNEE_ME,
     ASSIGNEE_NONE,
-    SORT_OLDEST,
+    KEY_COMPANY,
+    KEY_CREATED,
+    KEY_STATE,
+    KEY_UPDATED,
+    QUEUE_SORTS,
     SORT_UPDATED,
     SORTS,
     WAITING_STATUSES,
@@ -36,7 +44,15 @@ from gatehouse.domain.workstation import (
     search_text,
     waiting_on,
 )
-from gatehouse.paging import STAFF, CursorScope, PageRequest, keyset_after, page_of, read_position
+from gatehouse.paging import (
+    STAFF,
+    TIME_AND_ID,
+    CursorScope,
+    PageRequest,
+    keyset_after,
+    page_of,
+    read_position,
+)
 from gatehouse.risk import level_of
 from gatehouse.screening import open_hits_of
 from gatehouse.storage.explain import estimated_rows
@@ -64,6 +80,9 @@ class QueueFilters:
     waiting: str | None = None
     sort: str = SORT_UPDATED
     include_sandbox: bool = False
+    state: str | None = None
+    risk: str | None = None
+    open_hits: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The filters a cursor is bound to (all of them: a page belongs to one query)."""
@@ -77,6 +96,9 @@ class QueueFilters:
             "waiting": self.waiting,
             "sort": self.sort,
             "sandbox": self.include_sandbox,
+            "state": self.state,
+            "risk": self.risk,
+            "hits": self.open_hits,
         }
 
 
@@ -89,11 +111,14 @@ class QueueRow:
     # it waits on, and whether the waiting applicant is due a reminder.
     age: str = ""
     state_age: str = ""
+    updated_age: str = ""
     waiting: str | None = None
     reminder_due: bool = False
     # The effective risk level and the open screening hits (docs/screening.md).
     risk: str = "low"
     open_hits: int = 0
+    # The work state for the viewer (docs/workstation.md "Work states").
+    state: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +130,18 @@ class QueuePage:
 def parse_queue_filters(
     params: Mapping[str, str], viewer_id: str | None = None
 ) -> tuple[QueueFilters, dict[str, str]]:
-    """Filters from the query string (`q`, `tenant`, `status`, `waiting`, `intake`,
-    `assignee`, `sort`, `sandbox`, `updated`), and a human message per field that is wrong.
-    `assignee=me` means `viewer_id`."""
+    """Filters from the query string (`q`, `tenant`, `status`, `state`, `waiting`, `intake`,
+    `assignee`, `risk`, `hits`, `sort`, `sandbox`, `updated`), and a human message per field
+    that is wrong (that filter is then left out). `assignee=me` means `viewer_id`."""
     errors: dict[str, str] = {}
+    state = params.get("state") or None
+    if state is not None and state not in WORK_STATES:
+        errors["state"] = "Choose one of the listed work states."
+        state = None
+    risk = params.get("risk") or None
+    if risk is not None and risk not in RISK_LEVELS:
+        errors["risk"] = "Choose low, medium or high."
+        risk = None
     status = params.get("status") or None
     if status is not None and status not in STATUSES:
         errors["status"] = "Choose one of the listed statuses."
@@ -141,6 +174,9 @@ def parse_queue_filters(
         waiting=waiting,
         sort=sort,
         include_sandbox=params.get("sandbox") == "1",
+        state=state,
+        risk=risk,
+        open_hits=params.get("hits") == "1",
     )
     return filters, errors
 
@@ -172,6 +208,10 @@ async def _conditions(session: AsyncSession, filters: QueueFilters) -> list[Any]
         found.append(Application.assigned_to == filters.assignee)
     if filters.updated_since:
         found.append(Application.updated_at >= filters.updated_since)
+    if filters.risk:
+        found.append(level_of(Application.id) == filters.risk)
+    if filters.open_hits:
+        found.append(open_hits_of(Application.id) > 0)
     if filters.search and is_client_id(filters.search):
         found.append(Application.id == filters.search)
     elif filters.search:
@@ -187,8 +227,25 @@ async def _conditions(session: AsyncSession, filters: QueueFilters) -> list[Any]
     return found
 
 
-def _sort_column(sort: str) -> Any:
-    return Application.updated_at if sort == SORT_UPDATED else Application.created_at
+# The name a row is listed under (docs/workstation.md "Orders"): what its link shows, lowered
+# by the database (the keyset compares the database's own values).
+SORT_NAME = func.lower(
+    func.coalesce(Application.company_name, Application.applicant_email, Application.id),
+    type_=String(),
+)
+SORT_COLUMNS: dict[str, Any] = {
+    KEY_UPDATED: Application.updated_at,
+    KEY_CREATED: Application.created_at,
+    KEY_STATE: Application.status_changed_at,
+    KEY_COMPANY: SORT_NAME,
+}
+
+
+async def state_figures(
+    session: AsyncSession, filters: QueueFilters, reviewer: Reviewer
+) -> dict[str, int]:
+    """How many cases are in each work state under the queue's other filters (one query)."""
+    return await state_counts(session, await _conditions(session, filters), reviewer)
 
 
 async def queue_page(
@@ -197,37 +254,44 @@ async def queue_page(
     filters: QueueFilters,
     cursor: str | None,
     *,
+    reviewer: Reviewer,
     now: datetime | None = None,
     reminder_days: int = 3,
 ) -> QueuePage:
     """One page of the queue; erased applications never. `now` fills in the ages."""
     conditions = await _conditions(session, filters)
+    state = state_of(reviewer)
+    if filters.state:
+        conditions.append(state == filters.state)
     scope = CursorScope("dashboard-queue", STAFF, filters.as_dict())
-    position = read_position(crypto, scope, cursor)
-    column = _sort_column(filters.sort)
+    key, first = QUEUE_SORTS[filters.sort]
+    position = read_position(
+        crypto, scope, cursor, (str, str) if key == KEY_COMPANY else TIME_AND_ID
+    )
+    column = SORT_COLUMNS[key]
     order: Any = column
-    if filters.search and not is_client_id(filters.search):
+    if key != KEY_COMPANY and filters.search and not is_client_id(filters.search):
         # A search that finds few rows is served by the search's indexes, its matches then
         # sorted: walking the order's index and testing each row may read most of the table
         # when the matches sit far along it. Many matches: the walk stops early.
         estimate = await estimated_rows(session, select(Application.id).where(*conditions))
         if estimate is not None and estimate <= SORT_MATCHES_UP_TO:
             order = func.coalesce(column, column)  # the same order, no index for it
-    stmt: Select[Application, str, str | None, str, int] = (
+    stmt: Select[Application, str, str | None, str, int, str, Any] = (
         select(
             Application,
             Tenant.name,
             StaffMember.email,
             level_of(Application.id),
             open_hits_of(Application.id),
+            state,
+            column,
         )
         .join(Tenant, Tenant.id == Application.tenant_id)
         .outerjoin(StaffMember, StaffMember.id == Application.assigned_to)
         .where(*conditions)
     )
-    stmt = keyset_after(
-        stmt, order, Application.id, position, oldest_first=filters.sort == SORT_OLDEST
-    )
+    stmt = keyset_after(stmt, order, Application.id, position, oldest_first=first)
     page = PageRequest(QUEUE_PAGE_SIZE, cursor)
     rows = (await session.execute(stmt.limit(page.limit + 1))).all()
     listed = page_of(
@@ -235,8 +299,10 @@ async def queue_page(
         page,
         crypto=crypto,
         scope=scope,
-        position_of=lambda row: (getattr(row[0], column.key), row[0].id),
-        view=lambda row: QueueRow(row[0], row[1], row[2], risk=row[3], open_hits=int(row[4] or 0)),
+        position_of=lambda row: (row[6], row[0].id),
+        view=lambda row: QueueRow(
+            row[0], row[1], row[2], risk=row[3], open_hits=int(row[4] or 0), state=row[5]
+        ),
     )
     shown: list[QueueRow] = listed["data"]
     if now is not None:
@@ -270,10 +336,12 @@ async def _with_ages(
                 row.assignee_email,
                 age=age_words(now - a.created_at),
                 state_age=age_words(now - a.status_changed_at),
+                updated_age=age_words(now - a.updated_at),
                 waiting=waiting_on(a.status),
                 reminder_due=due,
                 risk=row.risk,
                 open_hits=row.open_hits,
+                state=row.state,
             )
         )
     return out

@@ -22,6 +22,7 @@ from gatehouse import logs
 from gatehouse.cli import screening
 from gatehouse.cli.audit import audit_app, retention_app
 from gatehouse.cli.common import (
+    announce,
     console,
     fail,
     load_settings,
@@ -92,6 +93,7 @@ def serve(
     require_secret_key(settings)
     migrate_schema(settings)
     os.environ["GATEHOUSE_PUBLIC_URL"] = settings.base_url
+    announce(settings)
     if no_worker:
         os.environ["GATEHOUSE_SERVE_NO_WORKER"] = "1"
     else:

@@ -47,10 +47,33 @@ def load_settings(host: str | None = None, port: int | None = None) -> Settings:
     except tracing.TracingSettingsError as exc:
         fail(f"invalid settings: {exc}")
     if settings.public_url is None and host is not None and port is not None:
-        # A wildcard bind is shown as the loopback address (a comparison, not a bind).
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
-        settings.public_url = f"http://{shown}:{port}"
+        settings.public_url = f"http://{announced_host(host)}:{port}"
     return settings
+
+
+# Addresses that reach this machine only, and the wildcard binds (which include them).
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "0.0.0.0", "::"})  # noqa: S104
+
+
+def announced_host(host: str) -> str:
+    """The host name PUBLIC_URL gets when it is unset: `localhost` for a loopback or wildcard
+    bind, because a passkey is bound to a domain and never to an IP address (so the WebAuthn
+    relying party, PUBLIC_URL's host, is `localhost` too; docs/staff-identity.md "Passkeys");
+    any other address as given (an IPv6 one in brackets)."""
+    if host.lower() in LOOPBACK_HOSTS or host.startswith("127."):
+        return "localhost"
+    return f"[{host}]" if ":" in host else host
+
+
+def announce(settings: Settings) -> None:
+    """Say where to open Gatehouse, on standard error (the demo's JSON keeps standard out)."""
+    console.print(
+        f"Gatehouse is at {settings.base_url} (dashboard: {settings.base_url}/dashboard). "
+        "Open this address: passkeys work only at it.",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def require_secret_key(settings: Settings) -> None:

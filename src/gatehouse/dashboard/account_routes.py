@@ -61,6 +61,7 @@ async def render_account(
             "title": "Your account",
             "factors": factors,
             "passkeys": await accounts.passkeys_of(runtime, staff_id),
+            "passkey_origin": accounts.relying_party(runtime.settings)[1],
             "tokens": (await accounts.list_tokens(runtime, staff_id))["data"],
             "new_token": new_token,
             "errors": errors or {},

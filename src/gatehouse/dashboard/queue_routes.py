@@ -12,16 +12,24 @@ from starlette.responses import Response
 
 from gatehouse import cases
 from gatehouse.cases import CaseFile, case_file, colleagues
+from gatehouse.dashboard.queue_view import headings, state_links
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.domain.principals import Role
 from gatehouse.domain.realignment import intake_change_refusal
+from gatehouse.domain.screening import RISK_LEVELS
 from gatehouse.domain.status import STATUSES, ApplicationStatus, DecisionAction
+from gatehouse.domain.work_state import STATE_WORDS, Reviewer
 from gatehouse.domain.workstation import (
     ASSIGNEE_ME,
     ASSIGNEE_NONE,
+    SORT_COMPANY,
+    SORT_COMPANY_DESC,
     SORT_NEWEST,
     SORT_OLDEST,
+    SORT_STATE_LONGEST,
+    SORT_STATE_SHORTEST,
     SORT_UPDATED,
+    SORT_UPDATED_OLDEST,
     WAITING_ON_APPLICANT,
     WAITING_ON_STAFF,
     age_words,
@@ -48,14 +56,31 @@ DECISION_LABELS: dict[str, str] = {
 
 
 # The queue's query parameters, kept across pages (docs/workstation.md "The queue").
-QUEUE_PARAMS = ("q", "tenant", "status", "waiting", "intake", "assignee", "sort", "sandbox")
+QUEUE_PARAMS = (
+    "q",
+    "state",
+    "tenant",
+    "status",
+    "waiting",
+    "intake",
+    "assignee",
+    "risk",
+    "hits",
+    "sort",
+    "sandbox",
+)
 # The ones behind "Filters and order", open whenever one of them is set (or wrong).
-FILTER_PARAMS = (*QUEUE_PARAMS[1:], "updated")
+FILTER_PARAMS = (*QUEUE_PARAMS[2:], "updated")
 DEFAULT_VALUES = {"sort": SORT_UPDATED}
 SORT_CHOICES = [
     (SORT_UPDATED, "Recently updated first"),
+    (SORT_UPDATED_OLDEST, "Least recently updated first"),
     (SORT_OLDEST, "Oldest first"),
     (SORT_NEWEST, "Newest first"),
+    (SORT_STATE_LONGEST, "Longest in its status first"),
+    (SORT_STATE_SHORTEST, "Shortest in its status first"),
+    (SORT_COMPANY, "Company, A to Z"),
+    (SORT_COMPANY_DESC, "Company, Z to A"),
 ]
 WAITING_CHOICES = [(WAITING_ON_APPLICANT, "The applicant"), (WAITING_ON_STAFF, "Staff")]
 
@@ -68,20 +93,17 @@ async def queue(request: Request) -> Response:
     runtime = runtime_of(request)
     params = request.query_params
     filters, errors = cases.parse_queue_filters(params, viewer.principal.staff_id)
+    reviewer = Reviewer.of(viewer.principal)
     cursor = params.get("cursor") or None
     days = runtime.settings.info_request_reminder_days
-    now = runtime.now()
     async with runtime.db.read() as session:
         try:
-            page = await cases.queue_page(
-                session, runtime.crypto, filters, cursor, now=now, reminder_days=days
-            )
+            page = await _page(request, session, filters, cursor, reviewer)
         except GatehouseError:
             errors["cursor"] = "That page link is no longer valid; showing the first page."
             cursor = None
-            page = await cases.queue_page(
-                session, runtime.crypto, filters, None, now=now, reminder_days=days
-            )
+            page = await _page(request, session, filters, None, reviewer)
+        counts = await cases.state_figures(session, filters, reviewer)
         tenants = await cases.tenant_choices(session)
         sandboxes = set(await cases.sandbox_tenants(session))
         intakes = await cases.intake_choices(session)
@@ -117,6 +139,10 @@ async def queue(request: Request) -> Response:
             "assignees": assignees,
             "statuses": [(status, status.replace("_", " ")) for status in STATUSES],
             "sorts": SORT_CHOICES,
+            "state_links": state_links(base, counts, filters.state),
+            "state_words": STATE_WORDS,
+            "headings": headings(base, filters.sort),
+            "risk_levels": [(level, level) for level in RISK_LEVELS],
             "waiting_choices": WAITING_CHOICES,
             "reminder_days": days,
             "filters_set": sum(
@@ -130,6 +156,25 @@ async def queue(request: Request) -> Response:
             "next_url": next_url,
         },
         status_code=400 if errors and "cursor" not in errors else 200,
+    )
+
+
+async def _page(
+    request: Request,
+    session: AsyncSession,
+    filters: cases.QueueFilters,
+    cursor: str | None,
+    reviewer: Reviewer,
+) -> cases.QueuePage:
+    runtime = runtime_of(request)
+    return await cases.queue_page(
+        session,
+        runtime.crypto,
+        filters,
+        cursor,
+        reviewer=reviewer,
+        now=runtime.now(),
+        reminder_days=runtime.settings.info_request_reminder_days,
     )
 
 

@@ -125,6 +125,7 @@ async def _verify_page(
         {
             "flow_csrf": flow.csrf_token,
             "has_passkeys": bool(count),
+            "passkey_origin": accounts.relying_party(runtime.settings)[1],
             "errors": {"code": error} if error else {},
             "title": "Second step",
         },

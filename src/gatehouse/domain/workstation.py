@@ -33,11 +33,38 @@ WAITING_STATUSES: Mapping[str, tuple[str, ...]] = {
     WAITING_ON_STAFF: (PENDING, PENDING_APPROVAL, HOLD),
 }
 
-# The queue's orders: recently updated first (the default), and by the case's age.
+# The queue's orders: recently updated first (the default), by the case's age, by how long it
+# has been in its status, and by name. Each is a key and a direction: `QUEUE_SORTS` maps the
+# `sort` value to (key, oldest or A-to-Z first); `SORT_FLIPPED` gives the other direction
+# (a column heading's link).
 SORT_UPDATED = "updated"
+SORT_UPDATED_OLDEST = "updated_oldest"
 SORT_OLDEST = "oldest"
 SORT_NEWEST = "newest"
-SORTS = (SORT_UPDATED, SORT_OLDEST, SORT_NEWEST)
+SORT_STATE_LONGEST = "state_longest"
+SORT_STATE_SHORTEST = "state_shortest"
+SORT_COMPANY = "company"
+SORT_COMPANY_DESC = "company_desc"
+KEY_UPDATED, KEY_CREATED, KEY_STATE, KEY_COMPANY = "updated", "created", "state", "company"
+QUEUE_SORTS: Mapping[str, tuple[str, bool]] = {
+    SORT_UPDATED: (KEY_UPDATED, False),
+    SORT_UPDATED_OLDEST: (KEY_UPDATED, True),
+    SORT_OLDEST: (KEY_CREATED, True),
+    SORT_NEWEST: (KEY_CREATED, False),
+    SORT_STATE_LONGEST: (KEY_STATE, True),
+    SORT_STATE_SHORTEST: (KEY_STATE, False),
+    SORT_COMPANY: (KEY_COMPANY, True),
+    SORT_COMPANY_DESC: (KEY_COMPANY, False),
+}
+SORTS = tuple(QUEUE_SORTS)
+SORT_FLIPPED: Mapping[str, str] = {
+    name: next(
+        other
+        for other, (other_key, other_first) in QUEUE_SORTS.items()
+        if other_key == key and other_first != first
+    )
+    for name, (key, first) in QUEUE_SORTS.items()
+}
 
 # The queue's assignee filter: the viewer's own cases, unassigned ones, or a staff id.
 ASSIGNEE_ME = "me"

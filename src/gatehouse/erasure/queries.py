@@ -24,7 +24,7 @@ async def clear_personal_rows(session: AsyncSession, application_id: str) -> Non
     await session.execute(
         update(InfoRequestItem)
         .where(InfoRequestItem.request_id.in_(request_ids))
-        .values(answer=None)
+        .values(answer=None, draft=None)
     )
     await session.execute(
         update(Document)

@@ -297,6 +297,23 @@ async def upload_document(request: Request) -> Response:
     return await _form_post(request, DOCUMENTS_PAGE, run, refused, upload_limit=limit)
 
 
+# The requests page is one form (docs/reference/portal.md "Drafts"): each item's text is
+# `answer.<itemId>` and its file `file.<itemId>`; each item's button posts the whole form to the
+# item's address, so what was typed in the other items travels along and is kept as drafts.
+ANSWER_PREFIX, FILE_PREFIX = "answer.", "file."
+
+
+def _drafts(form: FormData, answered: str) -> dict[str, str]:
+    """The other items' texts the page posted, by item id."""
+    return {
+        name.removeprefix(ANSWER_PREFIX): value
+        for name, value in form.multi_items()
+        if name.startswith(ANSWER_PREFIX)
+        and isinstance(value, str)
+        and name != ANSWER_PREFIX + answered
+    }
+
+
 async def _answered(runtime: Runtime, user: PortalContext, item_id: str) -> bool:
     """Whether the item is answered (or accepted) already, on one of the member's requests."""
     async with runtime.db.read() as session:
@@ -314,12 +331,18 @@ async def answer_item(request: Request, request_id: str, item_id: str) -> Respon
     runtime = runtime_of(request)
     say = gettext_for(request)
 
+    own_answer, own_file = f"{ANSWER_PREFIX}{item_id}", f"{FILE_PREFIX}{item_id}"
+
+    def answer_of(form: FormData) -> str:
+        return _text_of(form, own_answer if own_answer in form else "answer")
+
     async def run(user: PortalContext, form: FormData) -> Response:
-        note = _text_of(form, "answer")
+        note = answer_of(form)
         document_id = None
-        if "file" in form:
+        file_field = own_file if own_file in form else "file"
+        if file_field in form:
             document_id = await _store_upload(
-                request, user, REQUESTED_DOCUMENT_TYPE, form.get("file")
+                request, user, REQUESTED_DOCUMENT_TYPE, form.get(file_field)
             )
         body = applicants.AnswerBody(
             answer=note if document_id is None or note.strip() else None,
@@ -334,6 +357,7 @@ async def answer_item(request: Request, request_id: str, item_id: str) -> Respon
                     request_id=request_id,
                     item_id=item_id,
                     body=body,
+                    drafts=_drafts(form, item_id),
                 )
         except GatehouseError as error:
             # A second tap of the same button arrives after the first answered the item:
@@ -346,10 +370,11 @@ async def answer_item(request: Request, request_id: str, item_id: str) -> Respon
 
     def refused(error: GatehouseError, form: FormData) -> dict[str, Any]:
         by_file = error.field in ("file", "type", None)
-        field = "file" if by_file and ("file" in form or error.status_code == 413) else "answer"
+        sent_file = own_file in form or "file" in form
+        field = "file" if by_file and (sent_file or error.status_code == 413) else "answer"
         return {
             "errors": {item_id: {field: say(texts.refusal(error))}},
-            "values": {item_id: _text_of(form, "answer")},
+            "values": {**_drafts(form, item_id), item_id: answer_of(form)},
         }
 
     limit = runtime.settings.upload_max_bytes

@@ -23,6 +23,24 @@ document.addEventListener("submit", function (event) {
     });
   }
 
+  // Why a ceremony failed, in words (docs/staff-identity.md "Passkeys"): the browser's
+  // DOMException names, or the server's own refusal.
+  function words(error, origin) {
+    var name = error && error.name;
+    if (error && error.fromServer) return error.message;
+    if (name === "NotAllowedError" || name === "AbortError")
+      return "The passkey was cancelled, or the time to use it ran out. Try again.";
+    if (name === "SecurityError")
+      return "Passkeys are not allowed at this address (" + location.origin + ")." +
+        (origin ? " Open " + origin + "/dashboard and try again." : "");
+    if (name === "InvalidStateError")
+      return "This device already holds a passkey for your account. Use another device, or remove the old passkey first.";
+    if (name === "NotSupportedError" || name === "TypeError")
+      return "This browser or device cannot use passkeys here. Try another browser, or use the code of your authenticator app.";
+    return "The passkey did not work. Try again.";
+  }
+  window.gatehousePasskeyWords = words;
+
   function failed(res) {
     var error = new Error(res.data && res.data.message ? res.data.message : "The passkey did not work.");
     error.fromServer = true;
@@ -79,8 +97,14 @@ document.addEventListener("submit", function (event) {
         status.hidden = false;
       }
     }
+    var origin = button.getAttribute("data-origin");
+    if (origin && origin !== location.origin) {
+      say("Passkeys work only at " + origin + ", and this page is open at " + location.origin +
+        " (a passkey belongs to one address, never to an IP address). Open " + origin + "/dashboard and try again.");
+      return;
+    }
     if (!window.PublicKeyCredential || !PublicKeyCredential.parseRequestOptionsFromJSON) {
-      say("This browser cannot use passkeys here.");
+      say(words({ name: "NotSupportedError" }, origin));
       return;
     }
     var csrf = button.getAttribute("data-csrf");
@@ -98,7 +122,7 @@ document.addEventListener("submit", function (event) {
     }
     button.disabled = true;
     work.catch(function (error) {
-      say(error && error.fromServer ? error.message : "The passkey was not used. Try again.");
+      say(words(error, origin));
       button.disabled = false;
     });
   });

@@ -53,6 +53,11 @@
     });
   }
 
+  // A file, its camera and its progress belong to one [data-item] (requests) or the form.
+  function scopeOf(node, form) {
+    return (node && node.closest && node.closest("[data-item]")) || form;
+  }
+
   function camera(form, input) {
     var touch = navigator.maxTouchPoints > 0 || (window.matchMedia && matchMedia("(pointer: coarse)").matches);
     if (!touch || !window.DataTransfer) return;
@@ -77,13 +82,15 @@
     });
   }
 
-  function send(form, input, bar) {
+  function send(form, input, bar, submitter) {
     var file = input.files && input.files[0];
     return scaled(file).then(function (ready) {
-      var body = new FormData(form);
+      var body = submitter ? new FormData(form, submitter) : new FormData(form);
+      var others = form.querySelectorAll("input[type=file]");
+      for (var k = 0; k < others.length; k++) if (others[k] !== input) body.delete(others[k].name);
       body.set(input.name, ready, ready.name);
       var xhr = new XMLHttpRequest();
-      xhr.open("POST", form.getAttribute("action"));
+      xhr.open("POST", (submitter && submitter.formAction) || form.getAttribute("action"));
       xhr.upload.onprogress = function (event) {
         if (event.lengthComputable) bar.value = event.loaded / event.total;
       };
@@ -102,6 +109,7 @@
       xhr.onerror = function () {
         form.removeAttribute("data-sent");
         bar.hidden = true;
+        if (submitter) form.setAttribute("action", submitter.formAction);
         form.submit();
       };
       xhr.send(body);
@@ -110,26 +118,34 @@
 
   for (var i = 0; i < forms.length; i++) {
     (function (form) {
-      var input = form.querySelector("input[type=file]");
-      if (!input) return;
-      camera(form, input);
-      input.addEventListener("change", function () {
-        preview(input);
-      });
+      var inputs = form.querySelectorAll("input[type=file]");
+      if (!inputs.length) return;
+      for (var j = 0; j < inputs.length; j++) {
+        (function (input) {
+          camera(scopeOf(input, form), input);
+          input.addEventListener("change", function () {
+            preview(input);
+          });
+        })(inputs[j]);
+      }
       form.addEventListener("submit", function (event) {
         if (form.getAttribute("data-sent")) {
           event.preventDefault(); // a second tap sends nothing more
           return;
         }
+        var submitter = event.submitter || null;
+        var scope = scopeOf(submitter, form);
+        var input = scope.querySelector("input[type=file]");
+        if (!input) return; // a text answer: the form posts as it is
         var file = input.files && input.files[0];
         if (!file || !window.FormData || !window.XMLHttpRequest) return;
         if (file.size > Number(input.getAttribute("data-max-bytes") || Infinity)) return;
         event.preventDefault();
         form.setAttribute("data-sent", "1");
-        var bar = form.querySelector("progress.upload");
+        var bar = scope.querySelector("progress.upload");
         bar.hidden = false;
         bar.value = 0;
-        send(form, input, bar);
+        send(form, input, bar, submitter);
       });
     })(forms[i]);
   }

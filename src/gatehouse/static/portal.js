@@ -119,8 +119,10 @@
       field.addEventListener("input", function () {
         store.setItem(key, field.value);
       });
-      field.form.addEventListener("submit", function () {
-        store.removeItem(key);
+      // Sent by its own item's button (the server keeps the others).
+      field.form.addEventListener("submit", function (event) {
+        var by = event.submitter && event.submitter.closest && event.submitter.closest("[data-item]");
+        if (!by || by.getAttribute("data-item") === field.getAttribute("data-draft")) store.removeItem(key);
       });
     })(fields[i]);
   }

@@ -100,10 +100,10 @@ async def create_customer(request: Request) -> Response:
         return client
     runtime = runtime_of(request)
     try:
-        data = verification.customer_input(client, await _body(request))
+        data = verification.sandbox_customer_input(client, await _body(request))
         async with runtime.db.write() as session:
             ctx = write_context(request, verification.ClientPrincipal(client.uuid))
-            view = await verification.create_customer(session, runtime, ctx, client, data)
+            view = await verification.create_sandbox_customer(session, runtime, ctx, client, data)
     except GatehouseError as error:
         return message(error.status_code, error.message)
     return JSONResponse(view, status_code=201)
@@ -127,7 +127,7 @@ async def change_status(request: Request, customer_uuid: str) -> Response:
         status = verification.status_input(await _body(request))
         async with runtime.db.write() as session:
             ctx = write_context(request, verification.ClientPrincipal(client.uuid))
-            view = await verification.change_status(
+            view = await verification.change_sandbox_status(
                 session, runtime, ctx, client, customer_uuid, status
             )
     except GatehouseError as error:

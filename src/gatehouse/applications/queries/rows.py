@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
-from gatehouse.domain.info_requests import ACTIVE_REQUEST_STATES
+from gatehouse.domain.info_requests import ACTIVE_REQUEST_STATES, OWED_ITEM_STATES
 from gatehouse.storage.tables.applications import (
     Application,
     Decision,
@@ -117,6 +117,22 @@ async def info_requests_of(session: AsyncSession, application_id: str) -> list[I
         select(InfoRequest)
         .where(InfoRequest.application_id == application_id)
         .order_by(InfoRequest.seq.desc())
+    )
+    return list(result.scalars())
+
+
+async def owed_items(
+    session: AsyncSession, application_id: str, item_ids: Sequence[str]
+) -> list[InfoRequestItem]:
+    """Those of `item_ids` still owed (open or reopened) on the application's requests."""
+    if not item_ids:
+        return []
+    result = await session.execute(
+        select(InfoRequestItem)
+        .join(InfoRequest, InfoRequest.id == InfoRequestItem.request_id)
+        .where(InfoRequest.application_id == application_id)
+        .where(InfoRequestItem.id.in_(list(item_ids)))
+        .where(InfoRequestItem.status.in_(sorted(OWED_ITEM_STATES)))
     )
     return list(result.scalars())
 

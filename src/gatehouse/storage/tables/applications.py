@@ -273,6 +273,10 @@ class InfoRequestItem(Base):
     answer: Mapped[str | None] = mapped_column(Text)  # never returned to tenants
     document_id: Mapped[str | None] = mapped_column(String(40))
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # What the applicant typed in the item and has not sent yet, kept when another item's
+    # answer is sent from the requests page (docs/reference/portal.md "Drafts"). Only the
+    # portal shows it; sending the item's answer clears it.
+    draft: Mapped[str | None] = mapped_column(Text)
 
 
 class Document(Base):
