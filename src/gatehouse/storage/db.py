@@ -42,7 +42,7 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.base import Executable
 
 from gatehouse import tracing
-from gatehouse.storage import pooler
+from gatehouse.storage import follow_ups, pooler
 from gatehouse.storage.prepared import PostgresRunner, PreparedRead, SqliteRunner
 from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
 from gatehouse.storage.tx_statements import driver_transaction
@@ -204,9 +204,11 @@ class Database:
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
-        """One write transaction: commits on success, rolls back on any exception."""
+        """One write transaction: commits on success, rolls back on any exception. The
+        follow-ups its writes marked (storage/follow_ups.py) run in it before the commit."""
         async with self._write() as session, session.begin():
             yield session
+            await follow_ups.settle(session)
 
     @asynccontextmanager
     async def transaction(self, *, lazy: bool = False) -> AsyncIterator[AsyncConnection]:
