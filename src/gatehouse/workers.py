@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 
 from gatehouse import metrics
 from gatehouse.outbound.transport import close_client
+
 # Imported here, by every process that serves or works (app.py imports this module): the
 # risk package registers the follow-up that keeps stored levels current
 # (storage/follow_ups.py).
