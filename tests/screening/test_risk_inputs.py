@@ -81,14 +81,17 @@ async def test_a_mark_nobody_handles_fails_the_write_and_changes_nothing(
     runtime: Runtime,
 ) -> None:
     orphan = FollowUp("nobody listens")
-    with pytest.raises(RuntimeError, match="nobody listens"):
+    now = runtime.now()
+    row = VerificationClient(
+        uuid="vc-orphan", name="Orphan", secret_hash="x", created_at=now, updated_at=now
+    )
+
+    async def write() -> None:
         async with runtime.db.write() as session:
-            now = runtime.now()
-            session.add(
-                VerificationClient(
-                    uuid="vc-orphan", name="Orphan", secret_hash="x", created_at=now, updated_at=now
-                )
-            )
+            session.add(row)
             orphan.mark(session, "app_x")
+
+    with pytest.raises(RuntimeError, match="nobody listens"):
+        await write()
     async with runtime.db.read() as session:
         assert await session.scalar(select(VerificationClient.uuid)) is None
