@@ -7,9 +7,11 @@ Servers, each its own process under uvicorn as `serve --no-worker` runs Gatehous
 in the same run, round after round (the order turns each round):
 
 - `off`: this tree, no OTEL_* variable (traces off);
-- `on`: this tree with OTEL_EXPORTER_OTLP_ENDPOINT set: every request sampled, its spans (the
-  request and its statements) exported over OTLP/HTTP in batches to a receiver in this
-  process that answers 200 (its CPU is not the server's);
+- `on`: this tree with OTEL_EXPORTER_OTLP_ENDPOINT set and the default sampler: every
+  request recorded, its spans (the request and its statements) exported over OTLP/HTTP in
+  batches to a receiver in this process that answers 200 (its CPU is not the server's);
+- `on-1%`: the same with `OTEL_TRACES_SAMPLER=parentbased_traceidratio` at 0.01, the setting
+  docs/operations.md suggests for a busy deployment;
 - `reference` (with --reference): the source tree at PATH (e.g. `git archive main | tar -x -C
   /tmp/ref`), traces off: the code before traces, to see whether off costs anything;
 - the bare FastAPI app (bench/bare.py): the floor of the framework.
@@ -96,11 +98,14 @@ def main() -> None:
         seeded = asyncio.run(seed(Settings(database_url=url, secret_key=secret), args.applications))
         endpoint = stack.enter_context(otlp_sink())
         servers: dict[str, Served] = {}
-        for name in ("off", "on", *(["reference"] if args.reference else [])):
+        for name in ("off", "on", "on-1%", *(["reference"] if args.reference else [])):
             port = free_port()
             env = server_env(url, secret, config, port)
-            if name == "on":
+            if name.startswith("on"):
                 env["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+            if name == "on-1%":
+                env["OTEL_TRACES_SAMPLER"] = "parentbased_traceidratio"
+                env["OTEL_TRACES_SAMPLER_ARG"] = "0.01"
             if name == "reference":
                 tree = args.reference.resolve()
                 env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree)])
@@ -137,7 +142,11 @@ def report(
             f"{statistics.median(cpu[(name, scenario_name)]):>11.3f}"
         )
     for scenario_name in wanted:
-        ratios = [("on / off", "on", "off"), ("off / reference", "off", "reference")]
+        ratios = [
+            ("on / off", "on", "off"),
+            ("on-1% / off", "on-1%", "off"),
+            ("off / reference", "off", "reference"),
+        ]
         for label, top, bottom in ratios:
             if (top, scenario_name) not in rps or (bottom, scenario_name) not in rps:
                 continue

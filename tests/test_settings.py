@@ -129,3 +129,22 @@ def test_single_sign_on_with_all_three_or_none(
     settings = Settings()
     assert settings.oidc_enabled is True
     assert settings.oidc_issuer == OIDC["GATEHOUSE_OIDC_ISSUER"]
+
+
+def test_the_workers_listen_directly_or_poll_behind_a_transaction_pooler() -> None:
+    """LISTEN cannot work through a transaction pooler (docs/operations.md, "Behind a
+    connection pooler"): there the workers poll, unless a direct address is given."""
+    pooled = "postgresql://app@pgbouncer:6432/gatehouse"
+    direct = "postgresql://app@postgres:5432/gatehouse"
+    secret = "s" * 40
+    assert Settings(database_url=pooled, secret_key=secret).listen_url == pooled
+    behind = Settings(database_url=pooled, database_pooler="transaction", secret_key=secret)
+    assert behind.listen_url is None
+    with_direct = Settings(
+        database_url=pooled,
+        database_pooler="transaction",
+        database_direct_url=direct,
+        secret_key=secret,
+    )
+    assert with_direct.listen_url == direct
+    assert Settings(database_url="sqlite:///x.db", secret_key=secret).listen_url is None

@@ -95,6 +95,9 @@ class Settings(BaseSettings):
     # `transaction` when GATEHOUSE_DATABASE_URL is a pooler in transaction mode, such as
     # pgbouncer (docs/operations.md, "Behind a connection pooler"; storage/pooler.py).
     database_pooler: Literal["none", "transaction"] = "none"
+    # A direct address of PostgreSQL (not through the pooler) for the workers' LISTEN
+    # wake-ups behind a transaction pooler (docs/operations.md, "Behind a connection pooler").
+    database_direct_url: str | None = None
 
     @field_validator("db_pool_size")
     @classmethod
@@ -169,6 +172,17 @@ class Settings(BaseSettings):
     @property
     def transaction_pooler(self) -> bool:
         return self.database_pooler == "transaction" and not self.is_sqlite
+
+    @property
+    def listen_url(self) -> str | None:
+        """Where the workers LISTEN for wake-ups on PostgreSQL: the direct address when one is
+        set, the database URL when no transaction pooler is in between (LISTEN cannot work
+        through one), else None: the workers poll."""
+        if self.is_sqlite:
+            return None
+        if self.database_direct_url:
+            return self.database_direct_url
+        return None if self.transaction_pooler else self.database_url
 
     @property
     def is_sqlite(self) -> bool:

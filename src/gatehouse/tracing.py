@@ -47,13 +47,15 @@ SAMPLERS = (
     "parentbased_always_off",
     "parentbased_traceidratio",
 )
-# Without OTEL_TRACES_SAMPLER: one request (or delivery) in a hundred is recorded, and every
-# one whose caller recorded it (W3C traceparent, sampled). Recording a span costs tens of
-# microseconds of CPU here (creating it, then encoding and exporting it), as much as a whole
-# read: recording every request doubles the CPU of a read, where 1 in 100 costs a few per cent
-# (bench/RESULTS.md, "Traces"). OTEL_TRACES_SAMPLER=parentbased_always_on records them all.
-DEFAULT_SAMPLER = "parentbased_traceidratio"
-DEFAULT_RATIO = 0.01
+# Without OTEL_TRACES_SAMPLER: the specification's default, every request (or delivery)
+# recorded, and every one whose caller recorded it. Recording a span costs tens of
+# microseconds of CPU here (creating it, then encoding and exporting it): recording every
+# read roughly doubles its CPU, where one in a hundred (`parentbased_traceidratio` at 0.01)
+# costs a few per cent; docs/operations.md ("Traces") says so and bench/RESULTS.md has the
+# figures.
+DEFAULT_SAMPLER = "parentbased_always_on"
+# OTEL_TRACES_SAMPLER_ARG unset for a ratio sampler: the specification's 1.0.
+DEFAULT_RATIO = 1.0
 # The span attribute names of the request's principal (the same names as the log fields).
 PRINCIPAL_ATTRIBUTES = ("tenant_id", "key_id", "staff_id")
 
@@ -192,7 +194,8 @@ def configure(
 
 
 def sampler_of(environ: Mapping[str, str]) -> Sampler:
-    """OTEL_TRACES_SAMPLER and its argument; unset, DEFAULT_SAMPLER at DEFAULT_RATIO."""
+    """OTEL_TRACES_SAMPLER and its argument; unset, DEFAULT_SAMPLER (a ratio sampler without
+    its argument: DEFAULT_RATIO)."""
     from opentelemetry.sdk.trace import sampling
 
     name = environ.get("OTEL_TRACES_SAMPLER", "").strip() or DEFAULT_SAMPLER
@@ -259,11 +262,35 @@ def statement(dialect: str, sql: object) -> contextlib.AbstractContextManager[An
     from opentelemetry import trace  # imported already: the tracer is made
 
     text = sql if isinstance(sql, str) else str(sql)
-    return _tracer.start_as_current_span(
-        _statement_name(text),
-        kind=trace.SpanKind.CLIENT,
-        attributes={"db.system": dialect, "db.statement": text},
+    # A child of the current span, never made current itself (a statement has no children):
+    # start_as_current_span's context switch and wrappers cost as much again per statement.
+    return _StatementSpan(
+        _tracer.start_span(
+            _statement_name(text),
+            kind=trace.SpanKind.CLIENT,
+            attributes={"db.system": dialect, "db.statement": text},
+        )
     )
+
+
+class _StatementSpan:
+    """Ends a statement's span on exit, with the error if one was raised."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+
+    def __enter__(self) -> Span:
+        return self.span
+
+    def __exit__(self, kind: Any, error: BaseException | None, _traceback: Any) -> None:
+        if error is not None:
+            from opentelemetry.trace import Status, StatusCode
+
+            self.span.record_exception(error)
+            self.span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}"))
+        self.span.end()
 
 
 def mark_recording(span: Span) -> Token[bool] | None:

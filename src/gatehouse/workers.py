@@ -17,6 +17,11 @@ from collections.abc import Awaitable, Callable
 
 from gatehouse import metrics
 from gatehouse.outbound.transport import close_client
+
+# Imported here, by every process that serves or works (app.py imports this module): the
+# risk package registers the follow-up that keeps stored levels current
+# (storage/follow_ups.py).
+from gatehouse.risk import recompute_risk
 from gatehouse.runtime import Runtime
 
 log = logging.getLogger("gatehouse.workers")
@@ -48,7 +53,6 @@ def registered_workers() -> list[tuple[str, WorkerFn]]:
     from gatehouse.records import run_sealer
 
     workers.append(("audit_sealer", run_sealer))
-    from gatehouse.risk import recompute_risk
     from gatehouse.screening import run_screening_worker
 
     workers.append(("screening", functools.partial(run_screening_worker, after=recompute_risk)))

@@ -112,6 +112,9 @@ def test_serve_and_its_workers_through_pgbouncer_in_transaction_mode(
         hooks.wait_until(lambda got: any(b"decision.hold" in r.body for r in got), 60)
     errors = [line for line in server.stderr if '"level": "error"' in line]
     assert errors == []
+    # No LISTEN through the pooler (it cannot work there): the delivery above was found by
+    # the workers' poll (GATEHOUSE_DATABASE_DIRECT_URL unset).
+    assert not [line for line in server.stderr if "LISTEN" in line]
 
 
 async def _reads(url: str, *, transaction_pooler: bool) -> None:

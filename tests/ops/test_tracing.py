@@ -196,9 +196,9 @@ async def test_off_nothing_is_installed(database_url: str, captured_logs: list[s
         await runtime.close()
 
 
-def test_unset_one_request_in_a_hundred_is_recorded_and_every_one_its_caller_recorded() -> None:
+def test_unset_the_specifications_default_records_every_request() -> None:
     assert tracing.sampler_of({}).get_description() == (
-        "ParentBased{root:TraceIdRatioBased{0.01},remoteParentSampled:AlwaysOnSampler,"
+        "ParentBased{root:AlwaysOnSampler,remoteParentSampled:AlwaysOnSampler,"
         "remoteParentNotSampled:AlwaysOffSampler,localParentSampled:AlwaysOnSampler,"
         "localParentNotSampled:AlwaysOffSampler}"
     )
@@ -206,6 +206,8 @@ def test_unset_one_request_in_a_hundred_is_recorded_and_every_one_its_caller_rec
         {"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.5"}
     )
     assert chosen.get_description() == "TraceIdRatioBased{0.5}"
+    unset_ratio = tracing.sampler_of({"OTEL_TRACES_SAMPLER": "traceidratio"})
+    assert unset_ratio.get_description() == "TraceIdRatioBased{1.0}"
 
 
 async def test_a_request_not_recorded_still_logs_its_trace_id(

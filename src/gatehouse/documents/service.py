@@ -34,6 +34,7 @@ from gatehouse.documents.stores import open_store
 from gatehouse.errors import PAYLOAD_TOO_LARGE, GatehouseError, invalid_argument, permission_denied
 from gatehouse.ids import new_id
 from gatehouse.runtime import Runtime
+from gatehouse.storage.follow_ups import APPLICATION_FACTS
 from gatehouse.storage.tables.applications import Document
 
 log = logging.getLogger("gatehouse.documents")
@@ -162,6 +163,7 @@ async def record_upload(
     await session.flush()
     session.add(made.custody_row(document_id, ctx.now))
     application.updated_at = ctx.now
+    APPLICATION_FACTS.mark(session, application.id)  # its checklist's document items
     ctx.audit(
         session, "document.upload", document.id, application.id, tenant_id=application.tenant_id
     )

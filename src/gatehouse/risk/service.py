@@ -16,6 +16,7 @@ from gatehouse.errors import gone, invalid_argument, not_found, permission_denie
 from gatehouse.risk import queries
 from gatehouse.risk.schemas import Level, Risk, RiskOverride
 from gatehouse.screening import hit_counts, intake_screening
+from gatehouse.storage.follow_ups import APPLICATION_FACTS
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tables.screening import ApplicationRisk
 from gatehouse.timeutil import format_ts, utcnow
@@ -60,6 +61,16 @@ async def recompute_risk(session: AsyncSession, application_id: str) -> None:
     row.level = row.override_level or found.level
     # Never before the change it reflects (the workers look for changes after it).
     row.computed_at = max(utcnow(), application.updated_at)
+
+
+async def recompute_marked(session: AsyncSession, application_ids: list[str]) -> None:
+    """The follow-up of a change to applications' facts (storage/follow_ups.py): their
+    stored levels are computed again in the transaction that changed them."""
+    for application_id in application_ids:
+        await recompute_risk(session, application_id)
+
+
+APPLICATION_FACTS.handle(recompute_marked)
 
 
 async def _view(session: AsyncSession, application: Application) -> Risk:

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from gatehouse.domain.status import REJECTED
 from gatehouse.runtime import Runtime
 from gatehouse.screening.queries import upsert
+from gatehouse.storage.follow_ups import APPLICATION_FACTS
 from gatehouse.storage.leases import Lease, WakeChannel, claim_due
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tables.screening import ApplicationRisk, ScreeningJob
@@ -39,8 +40,9 @@ class ClaimedJob:
 async def enqueue(
     session: AsyncSession, application_id: str, reason: str, now: datetime, *, force: bool
 ) -> None:
-    """Ask for a screening (and a risk computation) of one application, in the caller's
-    transaction."""
+    """Ask for a screening of one application, in the caller's transaction; its risk is
+    computed again before that transaction commits (what asks for a screening changed a
+    fact the rules read), and by the job after the screening."""
     statement = upsert(session, ScreeningJob).values(
         application_id=application_id,
         reason=reason,
@@ -59,6 +61,7 @@ async def enqueue(
     )
     await session.execute(statement)
     await SCREENINGS.announce(session)
+    APPLICATION_FACTS.mark(session, application_id)
 
 
 async def enqueue_where(

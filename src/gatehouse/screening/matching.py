@@ -174,9 +174,8 @@ class Score:
 _CONFIG = ScoringConfig.defaults()
 
 
-def score(subject: Subject, listed: Mapping[str, Any]) -> Score:
-    """The logic-v2 score of a subject against one listed entity, and why."""
-    result = LogicV2.compare(_subject_proxy(subject), _listed_proxy(listed), _CONFIG)
+def _score(subject: EntityProxy, listed: Mapping[str, Any]) -> Score:
+    result = LogicV2.compare(subject, _listed_proxy(listed), _CONFIG)
     explanation = [
         f"{feature}: {found.detail}" if feature != "name_match" else str(found.detail)
         for feature, found in result.explanations.items()
@@ -185,8 +184,21 @@ def score(subject: Subject, listed: Mapping[str, Any]) -> Score:
     return Score(max(0.0, min(1.0, float(result.score))), explanation)
 
 
+def score(subject: Subject, listed: Mapping[str, Any]) -> Score:
+    """The logic-v2 score of a subject against one listed entity, and why."""
+    return _score(_subject_proxy(subject), listed)
+
+
 def score_all(subject: Subject, listed: Sequence[Mapping[str, Any]]) -> list[Score]:
-    return [score(subject, data) for data in listed]
+    proxy = _subject_proxy(subject)
+    return [_score(proxy, data) for data in listed]
+
+
+def score_each(
+    pairs: Sequence[tuple[Subject, Sequence[Mapping[str, Any]]]],
+) -> list[list[Score]]:
+    """`score_all` of several subjects, in one call (one round trip to the matcher)."""
+    return [score_all(subject, listed) for subject, listed in pairs]
 
 
 def keys_of(subjects: Sequence[Subject]) -> list[set[int]]:

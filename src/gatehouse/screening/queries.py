@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, delete, func, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    Row,
+    Table,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -124,15 +135,55 @@ async def delete_generation(session: AsyncSession, generation: int, part: int) -
         )
 
 
-async def postings(
-    session: AsyncSession, generations: Sequence[int], key: int, cap: int
-) -> list[int]:
-    rows = await session.scalars(
+def _postings(generations: Sequence[int], key: int, cap: int) -> Any:
+    """The first `cap` entity rows a key names (in the index's order), as a subquery."""
+    return (
         select(ScreeningKey.entity)
         .where(ScreeningKey.generation.in_(generations), ScreeningKey.key == key)
         .limit(cap)
+        .subquery()
     )
-    return list(rows)
+
+
+async def posting_counts(
+    session: AsyncSession, generations: Sequence[int], keys: Sequence[int], cap: int
+) -> dict[int, int]:
+    """How many entity rows each key names, counted up to `cap`: one statement."""
+    if not keys:
+        return {}
+    counts = [
+        select(func.count()).select_from(_postings(generations, key, cap)).scalar_subquery()
+        for key in keys
+    ]
+    row = (await session.execute(select(*counts))).one()
+    return {key: int(count) for key, count in zip(keys, row, strict=True)}
+
+
+async def ranked_entities(
+    session: AsyncSession,
+    generations: Sequence[int],
+    weights: Mapping[int, int],
+    cap: int,
+    limit: int,
+) -> list[int]:
+    """The `limit` entity rows with the largest sum of the weights of the keys they share
+    (each key's first `cap` rows), ties by row id: one statement, summed in the database
+    instead of every posting brought here."""
+    if not weights:
+        return []
+    parts = []
+    for key, weight in weights.items():
+        rows = _postings(generations, key, cap)
+        parts.append(select(rows.c.entity, literal(weight, BigInteger).label("weight")))
+    shared = union_all(*parts).subquery()
+    total = func.sum(shared.c.weight)
+    statement = (
+        select(shared.c.entity)
+        .group_by(shared.c.entity)
+        .order_by(total.desc(), shared.c.entity)
+        .limit(limit)
+    )
+    return [int(entity) for entity in await session.scalars(statement)]
 
 
 async def entities_by_row(session: AsyncSession, ids: Iterable[int]) -> list[ScreeningEntity]:

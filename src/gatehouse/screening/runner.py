@@ -40,20 +40,20 @@ class Found:
     explanation: list[str]
 
 
+# Key weights are summed as integers (exact on both databases): a share scaled by this.
+WEIGHT_SCALE = 1_000_000
+
+
 async def candidates(
     session: AsyncSession, generations: Sequence[int], keys: set[int]
 ) -> list[int]:
-    """The entity rows sharing the most (and the rarest) keys with a subject."""
-    weight: dict[int, float] = {}
-    for key in keys:
-        rows = await queries.postings(session, generations, key, POSTINGS_CAP)
-        if not rows:
-            continue
-        share = 1.0 / (1.0 + math.log(len(rows)))
-        for entity in rows:
-            weight[entity] = weight.get(entity, 0.0) + share
-    ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
-    return [entity for entity, _ in ranked[:CANDIDATES]]
+    """The entity rows sharing the most (and the rarest) keys with a subject: a key naming
+    n entities weighs 1 / (1 + ln n), n counted up to POSTINGS_CAP; two statements."""
+    counts = await queries.posting_counts(session, generations, sorted(keys), POSTINGS_CAP)
+    weights = {
+        key: round(WEIGHT_SCALE / (1.0 + math.log(count))) for key, count in counts.items() if count
+    }
+    return await queries.ranked_entities(session, generations, weights, POSTINGS_CAP, CANDIDATES)
 
 
 async def find(
@@ -67,14 +67,22 @@ async def find(
     names = {item.generation: item.name for item in lists}
     threshold = runtime.settings.screening_threshold
     all_keys = await in_matcher(matching.keys_of, list(subjects))
+    async with runtime.db.read() as session:
+        rows = [
+            await queries.entities_by_row(session, await candidates(session, list(names), keys))
+            for keys in all_keys
+        ]
+    # One round trip to the matcher's process for every subject's candidates.
+    scores = await in_matcher(
+        matching.score_each,
+        [
+            (subject, [row.data for row in mine])
+            for subject, mine in zip(subjects, rows, strict=True)
+        ],
+    )
     found: list[Found] = []
-    for subject, keys in zip(subjects, all_keys, strict=True):
-        async with runtime.db.read() as session:
-            rows = await queries.entities_by_row(
-                session, await candidates(session, list(names), keys)
-            )
-        scores = await in_matcher(matching.score_all, subject, [row.data for row in rows])
-        for row, result in zip(rows, scores, strict=True):
+    for subject, mine, results in zip(subjects, rows, scores, strict=True):
+        for row, result in zip(mine, results, strict=True):
             if result.score >= threshold:
                 found.append(
                     Found(

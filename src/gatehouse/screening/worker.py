@@ -31,10 +31,9 @@ async def run_screening_worker(
     wake = asyncio.Event()
     unregister = jobs.SCREENINGS.register(wake)
     listener = None
-    if runtime.db.write_engine.dialect.name == "postgresql":
-        listener = asyncio.create_task(
-            jobs.SCREENINGS.listen(runtime.settings.database_url, wake, stop)
-        )
+    listen_url = runtime.settings.listen_url  # None: polling (a transaction pooler)
+    if listen_url is not None:
+        listener = asyncio.create_task(jobs.SCREENINGS.listen(listen_url, wake, stop))
     last_look = 0.0
     try:
         while not stop.is_set():

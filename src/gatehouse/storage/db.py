@@ -44,7 +44,7 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.base import Executable
 
 from gatehouse import tracing
-from gatehouse.storage import pooler
+from gatehouse.storage import follow_ups, pooler
 from gatehouse.storage.prepared import PostgresRunner, PreparedRead, SqliteRunner
 from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
 from gatehouse.storage.sqlite_writes import SqliteWriter, Work
@@ -230,15 +230,18 @@ class Database:
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
-        """One write transaction: commits on success, rolls back on any exception."""
+        """One write transaction: commits on success, rolls back on any exception. The
+        follow-ups its writes marked (storage/follow_ups.py) run in it before the commit."""
         if not self.is_sqlite:
             async with self._write() as session, session.begin():
                 yield session
+                await follow_ups.settle(session)
             return
         gate = await self._turn()
         try:
             async with self._write() as session, session.begin():
                 yield session
+                await follow_ups.settle(session)
         finally:
             gate.release()
 

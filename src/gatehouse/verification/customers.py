@@ -24,6 +24,7 @@ from gatehouse.domain.verification import (
 )
 from gatehouse.errors import INVALID_ARGUMENT, NOT_FOUND, GatehouseError
 from gatehouse.runtime import Runtime
+from gatehouse.storage.follow_ups import APPLICATION_FACTS
 from gatehouse.storage.tables.applications import Application
 from gatehouse.storage.tables.verification import (
     Customer,
@@ -151,7 +152,7 @@ async def change_status(
     if customer is None:
         raise CustomerNotFound(customer_uuid)
     if customer.status != new_status:
-        set_status(customer, new_status, ctx.now)
+        set_status(session, customer, new_status, ctx.now)
         client = await session.get_one(VerificationClient, customer.client_uuid)
         enqueue(session, runtime, client, customer, EVENT_STATUS_CHANGED)
     customer.status_reason = reason
@@ -170,11 +171,14 @@ async def change_status(
     return staff_customer_view(customer, await documents_of(session, customer.id))
 
 
-def set_status(customer: Customer, new_status: int, now: datetime) -> None:
-    """Move the customer; `accepted_at` tracks the current stay in Accepted (6)."""
+def set_status(session: AsyncSession, customer: Customer, new_status: int, now: datetime) -> None:
+    """Move the customer; `accepted_at` tracks the current stay in Accepted (6). A linked
+    application's facts changed (its checklist's verification items): what is derived
+    from them is computed again before the transaction commits."""
     customer.status = new_status
     customer.updated_at = now
     customer.accepted_at = now if new_status == ACCEPTED else None
+    APPLICATION_FACTS.mark(session, customer.application_id)
 
 
 async def customer_for_client(

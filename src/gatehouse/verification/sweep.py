@@ -110,7 +110,7 @@ async def expiry_sweep(session: AsyncSession, runtime: Runtime, now: datetime) -
         for document in expired:
             document.expiry_handled_at = now
         if expired and customer.status != DRAFT:
-            set_status(customer, DRAFT, now)
+            set_status(session, customer, DRAFT, now)
             customer.status_reason = EXPIRY_REASON
             if client is not None:
                 enqueue(session, runtime, client, customer, EVENT_STATUS_CHANGED)

@@ -67,14 +67,15 @@ class TraceMiddleware:
 
 
 def _describe(span: trace.Span, scope: Scope, method: str, status: int) -> None:
-    span.set_attribute("http.request.method", method)
+    attributes: dict[str, str | int] = {"http.request.method": method}
     route = getattr(scope.get("route"), "path", None)
     if route is not None:
         span.update_name(f"{method} {route}")
-        span.set_attribute("http.route", route)
+        attributes["http.route"] = route
     if status:
-        span.set_attribute("http.response.status_code", status)
+        attributes["http.response.status_code"] = status
         if status >= 500:
             span.set_status(Status(StatusCode.ERROR))
     for name, value in principal_fields(scope.get("state")).items():
-        span.set_attribute(f"gatehouse.{name}", value)
+        attributes[f"gatehouse.{name}"] = value
+    span.set_attributes(attributes)  # one call: each set_attribute takes the span's lock

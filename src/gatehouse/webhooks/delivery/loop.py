@@ -101,12 +101,9 @@ class DeliveryWorker:
         """Deliver until `stop` is set, then let in-flight attempts finish and record them."""
         unregister = wakeup.register(self._wake)
         helpers = [asyncio.create_task(self._stopper(stop))]
-        if not self.runtime.db.is_sqlite:
-            helpers.append(
-                asyncio.create_task(
-                    wakeup.listen(self.runtime.settings.database_url, self._wake, stop)
-                )
-            )
+        listen_url = self.runtime.settings.listen_url  # None: polling (a transaction pooler)
+        if listen_url is not None:
+            helpers.append(asyncio.create_task(wakeup.listen(listen_url, self._wake, stop)))
         try:
             while not stop.is_set():
                 await self._step(stop)
