@@ -1,11 +1,12 @@
-"""The SQL of the insights (docs/insights.md): each figure is one aggregate statement over
-the applications (and the decision history), the same statement on SQLite and PostgreSQL but
-for how a moment becomes whole seconds since 1970.
+"""The insights read directly from the applications and their history (docs/insights.md
+"Speed"): for the moments of a period outside its whole UTC days (summary.py answers those),
+and for the queue's ages. The same statements on SQLite and PostgreSQL but for how a moment
+becomes whole seconds since 1970.
 
-The funnel reads the applications created in the period (`ix_applications_insights_created`
+The funnel reads the applications created in a range (`ix_applications_insights_created`
 holds every column it needs), the time to decision the decided ones
 (`ix_applications_insights_decided`, a partial index of them alone), the decisions by staff the
-history entries made in it (`ix_decisions_insights_at`), the ageing the open applications
+history entries made in a range (`ix_decisions_insights_at`), the ages the open applications
 (`ix_applications_insights_open`, partial too).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -25,6 +26,7 @@ from sqlalchemy import (
     cast,
     func,
     literal,
+    or_,
     select,
     text,
 )
@@ -33,7 +35,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from gatehouse.domain.sandbox import SANDBOX
 from gatehouse.domain.status import ACTIVE, REJECTED, HistoryAction
-from gatehouse.insights.rules import AGE_BUCKETS, DURATION_BUCKETS, PERCENTILES, Filters
+from gatehouse.insights.rules import DECISION_EDGES, Filters, decision_range
 from gatehouse.storage.tables.applications import (
     DECIDED_PREDICATE,
     OPEN_PREDICATE,
@@ -66,17 +68,6 @@ def _scope(filters: Filters) -> list[ColumnElement[bool]]:
     if filters.label_id is not None:
         where.append(Application.label_id == filters.label_id)
     return where
-
-
-def _applications_of(filters: Filters) -> ColumnElement[bool]:
-    """The history entries of the applications the tenant and intake filters select, without
-    joining the applications when only the sandbox tenants are to be left out (few rows)."""
-    if filters.tenant_id is None and filters.label_id is None:
-        sandbox = select(Tenant.id).where(Tenant.environment == SANDBOX)
-        played = select(Application.id).where(Application.tenant_id.in_(sandbox.scalar_subquery()))
-        return Decision.application_id.not_in(played.scalar_subquery())
-    chosen = select(Application.id).where(*_scope(filters))
-    return Decision.application_id.in_(chosen.scalar_subquery())
 
 
 async def plain_plans(session: AsyncSession) -> None:
@@ -141,60 +132,69 @@ class Durations:
     distribution: dict[str, int]
 
 
-async def time_to_decision(session: AsyncSession, filters: Filters) -> Durations:
-    """Seconds from creation to the decision (the moment the status became active or
-    rejected) of the applications created in the period and decided now: nearest-rank
-    percentiles and the distribution, in one statement."""
+def _took(session: AsyncSession) -> ColumnElement[Any]:
+    """Whole seconds from creation to the decision (the last status change), never below 0."""
     seconds = epoch_seconds(session, Application.status_changed_at) - epoch_seconds(
         session, Application.created_at
     )
-    clamped = case((seconds < 0, literal(0)), else_=seconds).label("seconds")
-    decided = select(clamped).where(*_created_in(filters), text(DECIDED_PREDICATE)).subquery()
-    ranked = select(
-        decided.c.seconds,
-        func.row_number().over(order_by=decided.c.seconds).label("rank"),
-        func.count().over().label("n"),
-    ).subquery()
-    columns: list[ColumnElement[Any]] = [
-        func.min(case((ranked.c.rank * 100 >= percent * ranked.c.n, ranked.c.seconds)))
-        for percent in PERCENTILES
-    ]
-    for _label, lower, upper in DURATION_BUCKETS:
-        condition = ranked.c.seconds >= lower
+    return case((seconds < 0, literal(0)), else_=seconds)
+
+
+async def decision_histogram(session: AsyncSession, filters: Filters) -> list[int]:
+    """The applications created in the range and decided now, per range of DECISION_EDGES."""
+    took = select(_took(session).label("took")).where(
+        *_created_in(filters), text(DECIDED_PREDICATE)
+    )
+    decided = took.subquery()
+    columns = []
+    for index in range(len(DECISION_EDGES) + 1):
+        lower, upper = decision_range(index)
+        condition = decided.c.took >= lower
         if upper is not None:
-            condition = and_(condition, ranked.c.seconds < upper)
+            condition = and_(condition, decided.c.took < upper)
         columns.append(_count_if(condition))
     row = (await session.execute(select(*columns))).one()
-    values = list(row)
-    percentiles = {
-        percent: None if value is None else int(value)
-        for percent, value in zip(PERCENTILES, values, strict=False)
-    }
-    counts = values[len(PERCENTILES) :]
-    return Durations(
-        percentiles,
-        {
-            label: int(count or 0)
-            for (label, _, _), count in zip(DURATION_BUCKETS, counts, strict=True)
-        },
+    return [int(count or 0) for count in row]
+
+
+async def nth_decision(
+    session: AsyncSession, filters: Filters, index: int, offset: int
+) -> int | None:
+    """The time to decision at 0-based `offset` among the decided applications created in
+    the period whose time falls in the range `index` of DECISION_EDGES, shortest first."""
+    took = _took(session)
+    lower, upper = decision_range(index)
+    where = [*_created_in(filters), text(DECIDED_PREDICATE), took >= lower]
+    if upper is not None:
+        where.append(took < upper)
+    found = await session.execute(
+        select(took).where(*where).order_by(took).offset(offset).limit(1)
     )
+    value = found.scalar_one_or_none()
+    return None if value is None else int(value)
 
 
-async def open_by_age(
-    session: AsyncSession, filters: Filters, now: datetime
-) -> list[tuple[str, int]]:
-    """Open applications (not active, not rejected, not erased) by age now, whenever they
-    were created."""
-    columns = []
-    for _label, lower, upper in AGE_BUCKETS:
-        condition = Application.created_at <= now - timedelta(days=lower)
-        if upper is not None:
-            condition = and_(condition, Application.created_at > now - timedelta(days=upper))
-        columns.append(_count_if(condition))
+async def open_within(
+    session: AsyncSession, filters: Filters, ranges: Sequence[tuple[datetime, datetime]]
+) -> list[int]:
+    """Open applications (not active, not rejected, not erased) created in each range
+    [from, to] (both included), whatever the period."""
+    columns = [
+        _count_if(and_(Application.created_at >= lower, Application.created_at <= upper))
+        for lower, upper in ranges
+    ]
+    wanted = or_(
+        *(
+            and_(Application.created_at >= lower, Application.created_at <= upper)
+            for lower, upper in ranges
+        )
+    )
     row = (
-        await session.execute(select(*columns).where(text(OPEN_PREDICATE), *_scope(filters)))
+        await session.execute(
+            select(*columns).where(text(OPEN_PREDICATE), *_scope(filters), wanted)
+        )
     ).one()
-    return [(label, int(count or 0)) for (label, _, _), count in zip(AGE_BUCKETS, row, strict=True)]
+    return [int(count or 0) for count in row]
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,28 +206,35 @@ class StaffDecisions:
     rejections: int
 
 
-async def decisions_by_staff(session: AsyncSession, filters: Filters) -> list[StaffDecisions]:
-    """Proposals, countersignatures and rejections each staff member made in the period, on
-    the applications the tenant and intake filters select; busiest first, then by email."""
+async def staff_counts(session: AsyncSession, filters: Filters) -> dict[str, list[int]]:
+    """Proposals, countersignatures and rejections each staff member made in the range, on
+    the applications the tenant and intake filters select."""
     counted = [_count_if(Decision.action == action) for action in STAFF_ACTIONS.values()]
     rows = (
         await session.execute(
             select(Decision.by_staff_id, *counted)
+            .join(Application, Application.id == Decision.application_id)
             .where(
                 Decision.at >= filters.start,
                 Decision.at < filters.end,
                 Decision.action.in_(list(STAFF_ACTIONS.values())),
                 Decision.by_staff_id.is_not(None),
-                _applications_of(filters),
+                *_scope(filters),
             )
             .group_by(Decision.by_staff_id)
         )
     ).all()
-    emails = await _emails(session, [row[0] for row in rows])
-    found = [
-        StaffDecisions(row[0], emails.get(row[0]), int(row[1]), int(row[2]), int(row[3]))
-        for row in rows
-    ]
+    return {str(row[0]): [int(value) for value in row[1:]] for row in rows}
+
+
+async def staff_figures(
+    session: AsyncSession, counts: dict[str, list[int]]
+) -> list[StaffDecisions]:
+    """The staff members' counts with their emails; busiest first, then by email. A member
+    whose counts add up to nothing is left out."""
+    kept = {staff: values for staff, values in counts.items() if any(values)}
+    emails = await _emails(session, list(kept))
+    found = [StaffDecisions(staff, emails.get(staff), *values) for staff, values in kept.items()]
     return sorted(
         found,
         key=lambda s: (

@@ -1,44 +1,161 @@
 """The insights of `GET /staff/v1/insights` and `/dashboard/insights` (docs/insights.md): one
-read transaction, four aggregate statements."""
+read transaction. The whole UTC days of the period come from the daily summary (summary.py),
+the moments before the first and after the last of them straight from the applications
+(queries.py); the sums are the figures, exactly as a count over the applications gives them.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.domain.screening import HitStatus, RiskLevel
-from gatehouse.insights import queries
-from gatehouse.insights.rules import Filters
+from gatehouse.insights import queries, summary
+from gatehouse.insights.rules import (
+    AGE_BUCKETS,
+    DECISION_EDGES,
+    DURATION_BUCKETS,
+    PERCENTILES,
+    Filters,
+    Split,
+    bucket_of,
+    decision_range,
+    midnight,
+    rank_of,
+    split,
+)
 from gatehouse.insights.schemas import Insights, RiskFigures, ScreeningFigures
 from gatehouse.risk import level_figures
 from gatehouse.screening import hit_figures
 
 
+def _add(total: list[int], more: list[int]) -> list[int]:
+    return [a + b for a, b in zip(total, more, strict=True)]
+
+
+async def _day_figures(session: AsyncSession, filters: Filters, cut: Split) -> list[int]:
+    """summary.DAY_COLUMNS over the period: the whole days, then each fringe."""
+    totals = [0] * len(summary.DAY_COLUMNS)
+    if cut.first is not None and cut.last is not None:
+        totals = await summary.day_totals(session, filters, cut.first, cut.last)
+    for fringe in cut.fringes:
+        counted = await queries.funnel(session, fringe)
+        chosen = queries.created_in(fringe)
+        hits = await hit_figures(session, chosen)
+        levels = await level_figures(session, chosen)
+        totals = _add(
+            totals,
+            [
+                counted.created,
+                counted.signed_in,
+                counted.submitted,
+                counted.approved,
+                counted.rejected,
+                0,  # the open ones are counted by age, not by period
+                levels.get(RiskLevel.MEDIUM, 0),
+                levels.get(RiskLevel.HIGH, 0),
+                sum(hits.values()),
+                hits.get(HitStatus.MATCH, 0),
+                hits.get(HitStatus.NO_MATCH, 0),
+            ],
+        )
+    return totals
+
+
+async def _durations(session: AsyncSession, filters: Filters, cut: Split) -> queries.Durations:
+    """Nearest-rank percentiles and the distribution of the time to decision: the ranges of
+    DECISION_EDGES counted, the range holding each percentile's rank found, and the value at
+    that rank within it read from the applications."""
+    counts = [0] * (len(DECISION_EDGES) + 1)
+    if cut.first is not None and cut.last is not None:
+        counts = await summary.decision_buckets(session, filters, cut.first, cut.last)
+    for fringe in cut.fringes:
+        counts = _add(counts, await queries.decision_histogram(session, fringe))
+    total = sum(counts)
+    percentiles: dict[int, int | None] = {}
+    for percent in PERCENTILES:
+        percentiles[percent] = None
+        if total:
+            rank, before = rank_of(total, percent), 0
+            index = 0
+            while before + counts[index] < rank:
+                before += counts[index]
+                index += 1
+            percentiles[percent] = await queries.nth_decision(
+                session, filters, index, rank - before - 1
+            )
+    distribution = {label: 0 for label, _, _ in DURATION_BUCKETS}
+    for index, count in enumerate(counts):
+        distribution[bucket_of(decision_range(index)[0], DURATION_BUCKETS)] += count
+    return queries.Durations(percentiles, distribution)
+
+
+async def _open_by_age(
+    session: AsyncSession, filters: Filters, now: datetime
+) -> list[tuple[str, int]]:
+    """Open applications by age now: how many were created at or before each bound
+    (now - the bucket's lower age), the summary's whole days before the bound's day and the
+    applications of that day up to the bound; a bucket is the difference of two bounds."""
+    bounds = sorted({lower for _label, lower, _upper in AGE_BUCKETS} | {
+        upper for _label, _lower, upper in AGE_BUCKETS if upper is not None
+    })  # fmt: skip
+    moments = [now - timedelta(days=days) for days in bounds]
+    before = await summary.open_before(session, filters, [m.date() for m in moments])
+    within = await queries.open_within(
+        session, filters, [(midnight(m.date()), m) for m in moments]
+    )
+    upto = {days: a + b for days, a, b in zip(bounds, before, within, strict=True)}
+    return [
+        (label, upto[lower] - (0 if upper is None else upto[upper]))
+        for label, lower, upper in AGE_BUCKETS
+    ]
+
+
+async def _by_staff(
+    session: AsyncSession, filters: Filters, cut: Split
+) -> list[queries.StaffDecisions]:
+    counts: dict[str, list[int]] = {}
+    if cut.first is not None and cut.last is not None:
+        counts = await summary.staff_counts(session, filters, cut.first, cut.last)
+    for fringe in cut.fringes:
+        for staff, values in (await queries.staff_counts(session, fringe)).items():
+            counts[staff] = _add(counts.get(staff, [0, 0, 0]), values)
+    return await queries.staff_figures(session, counts)
+
+
 async def compute_insights(session: AsyncSession, filters: Filters, now: datetime) -> Insights:
     """Every figure for `filters`; ages are measured at `now`."""
-    # Screening and risk of the applications the funnel counts (docs/screening.md): every
-    # hit of their latest runs and how many were resolved each way; their effective levels.
-    chosen = queries.created_in(filters)
-    hits = await hit_figures(session, chosen)
-    screening: ScreeningFigures = {
-        "hits": sum(hits.values()),
-        "match": hits.get(HitStatus.MATCH, 0),
-        "noMatch": hits.get(HitStatus.NO_MATCH, 0),
-    }
-    levels = await level_figures(session, chosen)
-    risk: RiskFigures = {
-        "low": levels.get(RiskLevel.LOW, 0),
-        "medium": levels.get(RiskLevel.MEDIUM, 0),
-        "high": levels.get(RiskLevel.HIGH, 0),
-    }
     await queries.plain_plans(session)
+    cut = split(filters)
+    days = dict(zip(summary.DAY_COLUMNS, await _day_figures(session, filters, cut), strict=True))
+    # Screening and risk of the applications the funnel counts (docs/screening.md): every
+    # hit of their latest runs and how many were resolved each way; their effective levels
+    # (an application without an assessment is low).
+    screening: ScreeningFigures = {
+        "hits": days["hits"],
+        "match": days["hits_match"],
+        "noMatch": days["hits_no_match"],
+    }
+    risk: RiskFigures = {
+        "low": days["created"] - days["risk_medium"] - days["risk_high"],
+        "medium": days["risk_medium"],
+        "high": days["risk_high"],
+    }
+    funnel = queries.Funnel(
+        created=days["created"],
+        signed_in=days["signed_in"],
+        submitted=days["submitted"],
+        decided=days["approved"] + days["rejected"],
+        approved=days["approved"],
+        rejected=days["rejected"],
+    )
     return Insights(
         filters=filters,
-        funnel=await queries.funnel(session, filters),
-        durations=await queries.time_to_decision(session, filters),
-        open_by_age=await queries.open_by_age(session, filters, now),
-        by_staff=await queries.decisions_by_staff(session, filters),
+        funnel=funnel,
+        durations=await _durations(session, filters, cut),
+        open_by_age=await _open_by_age(session, filters, now),
+        by_staff=await _by_staff(session, filters, cut),
         screening=screening,
         risk=risk,
     )

@@ -1,0 +1,101 @@
+"""The insights read from the daily summary (docs/insights.md "Speed"): sums over whole UTC
+days of the counts the triggers of migration 0018 keep per tenant, intake and day, in the same
+transaction as every write (so they are never behind).
+
+Each read takes the days [first, last) and the tenant and intake filters; without a tenant,
+sandbox tenants are left out as everywhere in the insights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from sqlalchemy import case, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnElement
+
+from gatehouse.domain.sandbox import SANDBOX
+from gatehouse.insights.rules import DECISION_EDGES, Filters
+from gatehouse.storage.tables.core import Tenant
+from gatehouse.storage.tables.insights import InsightsDay, InsightsDecisionDay, InsightsStaffDay
+
+Summary = type[InsightsDay] | type[InsightsDecisionDay] | type[InsightsStaffDay]
+# The columns of `insights_days` in the order day_totals gives them.
+DAY_COLUMNS = (
+    "created", "signed_in", "submitted", "approved", "rejected", "open_count",
+    "risk_medium", "risk_high", "hits", "hits_match", "hits_no_match",
+)  # fmt: skip
+
+
+def _scope(table: Summary, filters: Filters) -> list[ColumnElement[bool]]:
+    where: list[ColumnElement[bool]] = []
+    if filters.tenant_id is not None:
+        where.append(table.tenant_id == filters.tenant_id)
+    else:
+        sandbox = select(Tenant.id).where(Tenant.environment == SANDBOX)
+        where.append(table.tenant_id.not_in(sandbox.scalar_subquery()))
+    if filters.label_id is not None:
+        where.append(table.label_id == filters.label_id)
+    return where
+
+
+def _within(table: Summary, filters: Filters, first: date, last: date) -> list[Any]:
+    return [table.day >= first, table.day < last, *_scope(table, filters)]
+
+
+def _sum(column: Any) -> ColumnElement[Any]:
+    return func.coalesce(func.sum(column), 0)
+
+
+async def day_totals(session: AsyncSession, filters: Filters, first: date, last: date) -> list[int]:
+    """The DAY_COLUMNS summed over the days."""
+    columns = [_sum(getattr(InsightsDay, name)) for name in DAY_COLUMNS]
+    row = (
+        await session.execute(select(*columns).where(*_within(InsightsDay, filters, first, last)))
+    ).one()
+    return [int(value) for value in row]
+
+
+async def decision_buckets(
+    session: AsyncSession, filters: Filters, first: date, last: date
+) -> list[int]:
+    """The decided applications created on the days, per range of DECISION_EDGES."""
+    table = InsightsDecisionDay
+    rows = await session.execute(
+        select(table.bucket, _sum(table.decided))
+        .where(*_within(table, filters, first, last))
+        .group_by(table.bucket)
+    )
+    counts = [0] * (len(DECISION_EDGES) + 1)
+    for bucket, count in rows.all():
+        counts[int(bucket)] += int(count)
+    return counts
+
+
+async def open_before(session: AsyncSession, filters: Filters, days: Sequence[date]) -> list[int]:
+    """The open applications created before each day (whatever the period)."""
+    columns = [
+        _sum(case((InsightsDay.day < day, InsightsDay.open_count), else_=0)) for day in days
+    ]
+    row = (await session.execute(select(*columns).where(*_scope(InsightsDay, filters)))).one()
+    return [int(value) for value in row]
+
+
+async def staff_counts(
+    session: AsyncSession, filters: Filters, first: date, last: date
+) -> dict[str, list[int]]:
+    """Each staff member's proposals, countersignatures and rejections made on the days."""
+    table = InsightsStaffDay
+    rows = await session.execute(
+        select(
+            table.staff_id,
+            _sum(table.proposals),
+            _sum(table.countersignatures),
+            _sum(table.rejections),
+        )
+        .where(*_within(table, filters, first, last))
+        .group_by(table.staff_id)
+    )
+    return {str(row[0]): [int(value) for value in row[1:]] for row in rows.all()}
