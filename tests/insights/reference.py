@@ -79,9 +79,9 @@ def expected(rows: Rows, filters: Filters, now: datetime) -> dict[str, Any]:
     staff: dict[str, Counter[str]] = defaultdict(Counter)
     by_id = {a.id: a for a in scope}
     for d in rows.decisions:
-        if d.application_id in by_id and d.by_staff_id and d.action in ACTIONS:
-            if filters.start <= d.at < filters.end:
-                staff[d.by_staff_id][ACTIONS[d.action]] += 1
+        counted = d.application_id in by_id and d.by_staff_id and d.action in ACTIONS
+        if counted and d.by_staff_id and d.action and filters.start <= d.at < filters.end:
+            staff[d.by_staff_id][ACTIONS[d.action]] += 1
     people = [
         {
             "staffId": who,
@@ -90,7 +90,9 @@ def expected(rows: Rows, filters: Filters, now: datetime) -> dict[str, Any]:
         }
         for who, counts in staff.items()
     ]
-    people.sort(key=lambda p: (-sum(p[n] for n in ACTIONS.values()), p["email"] or "", p["staffId"]))
+    people.sort(
+        key=lambda p: (-sum(p[n] for n in ACTIONS.values()), p["email"] or "", p["staffId"])
+    )
     return {
         "funnel": {
             "created": len(made),

@@ -88,9 +88,7 @@ async def test_every_write_path_keeps_the_summary_exact(
             update(Application).where(Application.id == broken).values(status="needs_info")
         )
     await assert_exact(runtime, wanted)
-    repaired = await client.post(
-        f"/staff/v1/applications/{broken}/repair", headers=admin.headers
-    )
+    repaired = await client.post(f"/staff/v1/applications/{broken}/repair", headers=admin.headers)
     assert repaired.json()["changed"] is True, repaired.text
     await assert_exact(runtime, wanted)
 
@@ -176,9 +174,10 @@ def test_a_period_splits_into_whole_days_and_fringes() -> None:
     )
     odd = split(Filters(day - timedelta(days=2, hours=1), day + timedelta(minutes=5)))
     assert (odd.first, odd.last) == ((day - timedelta(days=2)).date(), day.date())
-    assert [(f.start, f.end) for f in odd.fringes] == [
+    assert list(odd.fringes) == [
         (day - timedelta(days=2, hours=1), day - timedelta(days=2)),
         (day, day + timedelta(minutes=5)),
     ]
     short = split(Filters(day + timedelta(hours=1), day + timedelta(hours=2)))
-    assert short.first is None and len(short.fringes) == 1
+    assert short.first is None
+    assert len(short.fringes) == 1

@@ -78,17 +78,22 @@ async def plain_plans(session: AsyncSession) -> None:
         await session.execute(text("SET LOCAL jit = off"))
 
 
-def _created_in(filters: Filters) -> list[ColumnElement[bool]]:
-    return [
-        Application.created_at >= filters.start,
-        Application.created_at < filters.end,
-        *_scope(filters),
-    ]
+Ranges = Sequence[tuple[datetime, datetime]]
 
 
-def created_in(filters: Filters) -> Select[str]:
+def _between(column: Any, filters: Filters, ranges: Ranges | None) -> ColumnElement[bool]:
+    """`column` in [from, to) of the period, or of any of `ranges` when given."""
+    chosen = [(filters.start, filters.end)] if ranges is None else ranges
+    return or_(*(and_(column >= start, column < end) for start, end in chosen))
+
+
+def _created_in(filters: Filters, ranges: Ranges | None = None) -> list[ColumnElement[bool]]:
+    return [_between(Application.created_at, filters, ranges), *_scope(filters)]
+
+
+def created_in(filters: Filters, ranges: Ranges | None = None) -> Select[str]:
     """The ids of the applications the funnel counts (for other areas' figures)."""
-    return select(Application.id).where(*_created_in(filters))
+    return select(Application.id).where(*_created_in(filters, ranges))
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +106,8 @@ class Funnel:
     rejected: int
 
 
-async def funnel(session: AsyncSession, filters: Filters) -> Funnel:
-    """Applications created in the period, and how far each got."""
+async def funnel(session: AsyncSession, filters: Filters, ranges: Ranges | None = None) -> Funnel:
+    """Applications created in the period (or the ranges), and how far each got."""
     row = (
         await session.execute(
             select(
@@ -112,7 +117,7 @@ async def funnel(session: AsyncSession, filters: Filters) -> Funnel:
                 _count_if(Application.status.in_(DECIDED)),
                 _count_if(Application.status == ACTIVE),
                 _count_if(Application.status == REJECTED),
-            ).where(*_created_in(filters))
+            ).where(*_created_in(filters, ranges))
         )
     ).one()
     return Funnel(*(int(value or 0) for value in row))
@@ -140,10 +145,13 @@ def _took(session: AsyncSession) -> ColumnElement[Any]:
     return case((seconds < 0, literal(0)), else_=seconds)
 
 
-async def decision_histogram(session: AsyncSession, filters: Filters) -> list[int]:
-    """The applications created in the range and decided now, per range of DECISION_EDGES."""
+async def decision_histogram(
+    session: AsyncSession, filters: Filters, ranges: Ranges | None = None
+) -> list[int]:
+    """The applications created in the period (or the ranges) and decided now, per range of
+    DECISION_EDGES."""
     took = select(_took(session).label("took")).where(
-        *_created_in(filters), text(DECIDED_PREDICATE)
+        *_created_in(filters, ranges), text(DECIDED_PREDICATE)
     )
     decided = took.subquery()
     columns = []
@@ -164,11 +172,13 @@ async def nth_decision(
     the period whose time falls in the range `index` of DECISION_EDGES, shortest first."""
     took = _took(session)
     lower, upper = decision_range(index)
-    where = [*_created_in(filters), text(DECIDED_PREDICATE), took >= lower]
-    if upper is not None:
-        where.append(took < upper)
+    bounds = [took >= lower] if upper is None else [took >= lower, took < upper]
     found = await session.execute(
-        select(took).where(*where).order_by(took).offset(offset).limit(1)
+        select(took)
+        .where(*_created_in(filters), text(DECIDED_PREDICATE), *bounds)
+        .order_by(took)
+        .offset(offset)
+        .limit(1)
     )
     value = found.scalar_one_or_none()
     return None if value is None else int(value)
@@ -206,17 +216,18 @@ class StaffDecisions:
     rejections: int
 
 
-async def staff_counts(session: AsyncSession, filters: Filters) -> dict[str, list[int]]:
-    """Proposals, countersignatures and rejections each staff member made in the range, on
-    the applications the tenant and intake filters select."""
+async def staff_counts(
+    session: AsyncSession, filters: Filters, ranges: Ranges | None = None
+) -> dict[str, list[int]]:
+    """Proposals, countersignatures and rejections each staff member made in the period (or
+    the ranges), on the applications the tenant and intake filters select."""
     counted = [_count_if(Decision.action == action) for action in STAFF_ACTIONS.values()]
     rows = (
         await session.execute(
             select(Decision.by_staff_id, *counted)
             .join(Application, Application.id == Decision.application_id)
             .where(
-                Decision.at >= filters.start,
-                Decision.at < filters.end,
+                _between(Decision.at, filters, ranges),
                 Decision.action.in_(list(STAFF_ACTIONS.values())),
                 Decision.by_staff_id.is_not(None),
                 *_scope(filters),

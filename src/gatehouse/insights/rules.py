@@ -128,11 +128,11 @@ def midnight(day: date) -> datetime:
 class Split:
     """A period cut where the daily summary can answer: the whole UTC days [first, last)
     inside it (none when `first` is None), and the moments at either end outside them
-    (`fringes`, each a Filters of its own), which the applications answer directly."""
+    (`fringes`, [from, to) each), which the applications answer directly."""
 
     first: date | None
     last: date | None
-    fringes: tuple[Filters, ...]
+    fringes: tuple[tuple[datetime, datetime], ...]
 
 
 def split(filters: Filters) -> Split:
@@ -140,9 +140,6 @@ def split(filters: Filters) -> Split:
     first = start.date() if midnight(start.date()) == start else start.date() + DAY
     last = end.date()
     if first >= last:
-        return Split(None, None, (filters,))
+        return Split(None, None, ((start, end),))
     edges = ((start, midnight(first)), (midnight(last), end))
-    fringes = tuple(
-        Filters(a, b, filters.tenant_id, filters.label_id) for a, b in edges if a < b
-    )
-    return Split(first, last, fringes)
+    return Split(first, last, tuple((a, b) for a, b in edges if a < b))

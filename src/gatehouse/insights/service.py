@@ -6,7 +6,7 @@ the moments before the first and after the last of them straight from the applic
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -34,33 +34,57 @@ def _add(total: list[int], more: list[int]) -> list[int]:
     return [a + b for a, b in zip(total, more, strict=True)]
 
 
-async def _day_figures(session: AsyncSession, filters: Filters, cut: Split) -> list[int]:
-    """summary.DAY_COLUMNS over the period: the whole days, then each fringe."""
-    totals = [0] * len(summary.DAY_COLUMNS)
-    if cut.first is not None and cut.last is not None:
-        totals = await summary.day_totals(session, filters, cut.first, cut.last)
-    for fringe in cut.fringes:
-        counted = await queries.funnel(session, fringe)
-        chosen = queries.created_in(fringe)
+def _span(cut: Split) -> tuple[date, date] | None:
+    return None if cut.first is None or cut.last is None else (cut.first, cut.last)
+
+
+def _age_bounds() -> list[int]:
+    """Every age (days) that starts or ends a bucket, youngest first."""
+    lowers = {lower for _label, lower, _upper in AGE_BUCKETS}
+    return sorted(lowers | {upper for _label, _lower, upper in AGE_BUCKETS if upper is not None})
+
+
+async def _fringe_figures(session: AsyncSession, filters: Filters, cut: Split) -> list[int]:
+    """summary.DAY_COLUMNS of the applications created in the fringes (the open ones are
+    counted by age, not by period: 0)."""
+    if not cut.fringes:
+        return [0] * len(summary.DAY_COLUMNS)
+    counted = await queries.funnel(session, filters, cut.fringes)
+    hits: dict[str, int] = {}
+    levels: dict[str, int] = {}
+    if counted.created:
+        chosen = queries.created_in(filters, cut.fringes)
         hits = await hit_figures(session, chosen)
         levels = await level_figures(session, chosen)
-        totals = _add(
-            totals,
-            [
-                counted.created,
-                counted.signed_in,
-                counted.submitted,
-                counted.approved,
-                counted.rejected,
-                0,  # the open ones are counted by age, not by period
-                levels.get(RiskLevel.MEDIUM, 0),
-                levels.get(RiskLevel.HIGH, 0),
-                sum(hits.values()),
-                hits.get(HitStatus.MATCH, 0),
-                hits.get(HitStatus.NO_MATCH, 0),
-            ],
-        )
-    return totals
+    return [
+        counted.created,
+        counted.signed_in,
+        counted.submitted,
+        counted.approved,
+        counted.rejected,
+        0,
+        levels.get(RiskLevel.MEDIUM, 0),
+        levels.get(RiskLevel.HIGH, 0),
+        sum(hits.values()),
+        hits.get(HitStatus.MATCH, 0),
+        hits.get(HitStatus.NO_MATCH, 0),
+    ]
+
+
+async def _open_by_age(
+    session: AsyncSession, filters: Filters, now: datetime, before: list[int]
+) -> list[tuple[str, int]]:
+    """Open applications by age now: how many were created at or before each bound
+    (now - an age of _age_bounds()), `before` the bound's day (from the summary) and on that
+    day up to the bound; a bucket is the difference of two bounds."""
+    bounds = _age_bounds()
+    moments = [now - timedelta(days=days) for days in bounds]
+    within = await queries.open_within(session, filters, [(midnight(m.date()), m) for m in moments])
+    upto = {days: a + b for days, a, b in zip(bounds, before, within, strict=True)}
+    return [
+        (label, upto[lower] - (0 if upper is None else upto[upper]))
+        for label, lower, upper in AGE_BUCKETS
+    ]
 
 
 async def _durations(session: AsyncSession, filters: Filters, cut: Split) -> queries.Durations:
@@ -68,10 +92,10 @@ async def _durations(session: AsyncSession, filters: Filters, cut: Split) -> que
     DECISION_EDGES counted, the range holding each percentile's rank found, and the value at
     that rank within it read from the applications."""
     counts = [0] * (len(DECISION_EDGES) + 1)
-    if cut.first is not None and cut.last is not None:
-        counts = await summary.decision_buckets(session, filters, cut.first, cut.last)
-    for fringe in cut.fringes:
-        counts = _add(counts, await queries.decision_histogram(session, fringe))
+    if (span := _span(cut)) is not None:
+        counts = await summary.decision_buckets(session, filters, *span)
+    if cut.fringes:
+        counts = _add(counts, await queries.decision_histogram(session, filters, cut.fringes))
     total = sum(counts)
     percentiles: dict[int, int | None] = {}
     for percent in PERCENTILES:
@@ -91,35 +115,14 @@ async def _durations(session: AsyncSession, filters: Filters, cut: Split) -> que
     return queries.Durations(percentiles, distribution)
 
 
-async def _open_by_age(
-    session: AsyncSession, filters: Filters, now: datetime
-) -> list[tuple[str, int]]:
-    """Open applications by age now: how many were created at or before each bound
-    (now - the bucket's lower age), the summary's whole days before the bound's day and the
-    applications of that day up to the bound; a bucket is the difference of two bounds."""
-    bounds = sorted({lower for _label, lower, _upper in AGE_BUCKETS} | {
-        upper for _label, _lower, upper in AGE_BUCKETS if upper is not None
-    })  # fmt: skip
-    moments = [now - timedelta(days=days) for days in bounds]
-    before = await summary.open_before(session, filters, [m.date() for m in moments])
-    within = await queries.open_within(
-        session, filters, [(midnight(m.date()), m) for m in moments]
-    )
-    upto = {days: a + b for days, a, b in zip(bounds, before, within, strict=True)}
-    return [
-        (label, upto[lower] - (0 if upper is None else upto[upper]))
-        for label, lower, upper in AGE_BUCKETS
-    ]
-
-
 async def _by_staff(
     session: AsyncSession, filters: Filters, cut: Split
 ) -> list[queries.StaffDecisions]:
     counts: dict[str, list[int]] = {}
-    if cut.first is not None and cut.last is not None:
-        counts = await summary.staff_counts(session, filters, cut.first, cut.last)
-    for fringe in cut.fringes:
-        for staff, values in (await queries.staff_counts(session, fringe)).items():
+    if (span := _span(cut)) is not None:
+        counts = await summary.staff_counts(session, filters, *span)
+    if cut.fringes:
+        for staff, values in (await queries.staff_counts(session, filters, cut.fringes)).items():
             counts[staff] = _add(counts.get(staff, [0, 0, 0]), values)
     return await queries.staff_figures(session, counts)
 
@@ -128,7 +131,10 @@ async def compute_insights(session: AsyncSession, filters: Filters, now: datetim
     """Every figure for `filters`; ages are measured at `now`."""
     await queries.plain_plans(session)
     cut = split(filters)
-    days = dict(zip(summary.DAY_COLUMNS, await _day_figures(session, filters, cut), strict=True))
+    bounds = [(now - timedelta(days=days)).date() for days in _age_bounds()]
+    whole, before = await summary.day_figures(session, filters, _span(cut), bounds)
+    fringes = await _fringe_figures(session, filters, cut)
+    days = dict(zip(summary.DAY_COLUMNS, _add(whole, fringes), strict=True))
     # Screening and risk of the applications the funnel counts (docs/screening.md): every
     # hit of their latest runs and how many were resolved each way; their effective levels
     # (an application without an assessment is low).
@@ -154,7 +160,7 @@ async def compute_insights(session: AsyncSession, filters: Filters, now: datetim
         filters=filters,
         funnel=funnel,
         durations=await _durations(session, filters, cut),
-        open_by_age=await _open_by_age(session, filters, now),
+        open_by_age=await _open_by_age(session, filters, now, before),
         by_staff=await _by_staff(session, filters, cut),
         screening=screening,
         risk=risk,

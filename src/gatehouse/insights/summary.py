@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -49,13 +49,30 @@ def _sum(column: Any) -> ColumnElement[Any]:
     return func.coalesce(func.sum(column), 0)
 
 
-async def day_totals(session: AsyncSession, filters: Filters, first: date, last: date) -> list[int]:
-    """The DAY_COLUMNS summed over the days."""
-    columns = [_sum(getattr(InsightsDay, name)) for name in DAY_COLUMNS]
-    row = (
-        await session.execute(select(*columns).where(*_within(InsightsDay, filters, first, last)))
-    ).one()
-    return [int(value) for value in row]
+async def day_figures(
+    session: AsyncSession,
+    filters: Filters,
+    span: tuple[date, date] | None,
+    open_days: Sequence[date],
+) -> tuple[list[int], list[int]]:
+    """The DAY_COLUMNS summed over the days of `span` [first, last) (zeros without one), and
+    the open applications created before each of `open_days` (whatever the period), in one
+    statement."""
+    columns: list[ColumnElement[Any]] = []
+    if span is not None:
+        within = and_(InsightsDay.day >= span[0], InsightsDay.day < span[1])
+        columns += [
+            _sum(case((within, getattr(InsightsDay, name)), else_=0)) for name in DAY_COLUMNS
+        ]
+    columns += [
+        _sum(case((InsightsDay.day < day, InsightsDay.open_count), else_=0)) for day in open_days
+    ]
+    row = [int(value) for value in (
+        await session.execute(select(*columns).where(*_scope(InsightsDay, filters)))
+    ).one()]  # fmt: skip
+    if span is None:
+        return [0] * len(DAY_COLUMNS), row
+    return row[: len(DAY_COLUMNS)], row[len(DAY_COLUMNS) :]
 
 
 async def decision_buckets(
@@ -72,15 +89,6 @@ async def decision_buckets(
     for bucket, count in rows.all():
         counts[int(bucket)] += int(count)
     return counts
-
-
-async def open_before(session: AsyncSession, filters: Filters, days: Sequence[date]) -> list[int]:
-    """The open applications created before each day (whatever the period)."""
-    columns = [
-        _sum(case((InsightsDay.day < day, InsightsDay.open_count), else_=0)) for day in days
-    ]
-    row = (await session.execute(select(*columns).where(*_scope(InsightsDay, filters)))).one()
-    return [int(value) for value in row]
 
 
 async def staff_counts(

@@ -24,6 +24,7 @@ one, with its triggers) must create the triggers again: `sqlite_triggers()` give
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -122,8 +123,8 @@ def application_statements(d: Dialect, row: str, sign: str) -> list[str]:
         "insights_decision_days",
         (*DAY_KEY, "bucket"),
         ("decided",),
-        f"SELECT {', '.join(key)}, {bucket('t.took')}, {sign} FROM (SELECT {d.took(row)} AS took) t "
-        f"WHERE {row}.status IN {DECIDED}",
+        f"SELECT {', '.join(key)}, {bucket('t.took')}, {sign} "
+        f"FROM (SELECT {d.took(row)} AS took) t WHERE {row}.status IN {DECIDED}",
     )
     return [days, decided]
 
@@ -133,9 +134,7 @@ def _staff_values(action: str, sign: str) -> list[str]:
 
 
 def _staff_upsert(select: str) -> str:
-    return _upsert(
-        "insights_staff_days", (*DAY_KEY, "staff_id"), tuple(STAFF_ACTIONS), select
-    )
+    return _upsert("insights_staff_days", (*DAY_KEY, "staff_id"), tuple(STAFF_ACTIONS), select)
 
 
 def application_staff_statement(d: Dialect, row: str, sign: str) -> str:
@@ -253,6 +252,11 @@ def sqlite_trigger_names() -> list[str]:
     return [*names, "insights_applications_move", "insights_applications_gone"]
 
 
+def postgres_trigger_names() -> list[str]:
+    names = [f"insights_{t}_{kind}" for t in TABLES for kind in ("write", "update")]
+    return [*names, "insights_applications_move", "insights_applications_gone"]
+
+
 def _postgres_function(name: str, out: list[str], into: list[str]) -> str:
     return (
         f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
@@ -269,9 +273,7 @@ def postgres_statements() -> list[str]:
     made = []
     for table, (statements, columns) in CONTRIBUTIONS.items():
         name = f"gatehouse_insights_{table}"
-        made.append(
-            _postgres_function(name, statements(d, "OLD", "-1"), statements(d, "NEW", "1"))
-        )
+        made.append(_postgres_function(name, statements(d, "OLD", "-1"), statements(d, "NEW", "1")))
         made.append(
             f"CREATE TRIGGER insights_{table}_write AFTER INSERT OR DELETE ON {table} "
             f"FOR EACH ROW EXECUTE FUNCTION {name}()"
@@ -345,7 +347,7 @@ def backfill(d: Dialect) -> list[str]:
     ]
 
 
-def _key() -> list[sa.Column[str]]:
+def _key() -> list[sa.Column[Any]]:
     return [
         sa.Column("tenant_id", sa.String(length=40), nullable=False),
         sa.Column("label_id", sa.String(length=40), nullable=False),
