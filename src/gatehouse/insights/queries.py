@@ -20,7 +20,6 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Integer,
-    Select,
     and_,
     case,
     cast,
@@ -34,8 +33,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from gatehouse.domain.sandbox import SANDBOX
+from gatehouse.domain.screening import HitStatus, RiskLevel
 from gatehouse.domain.status import ACTIVE, REJECTED, HistoryAction
 from gatehouse.insights.rules import DECISION_EDGES, Filters, decision_range
+from gatehouse.risk import level_of
+from gatehouse.screening import current_hits_of
 from gatehouse.storage.tables.applications import (
     DECIDED_PREDICATE,
     OPEN_PREDICATE,
@@ -91,11 +93,6 @@ def _created_in(filters: Filters, ranges: Ranges | None = None) -> list[ColumnEl
     return [_between(Application.created_at, filters, ranges), *_scope(filters)]
 
 
-def created_in(filters: Filters, ranges: Ranges | None = None) -> Select[str]:
-    """The ids of the applications the funnel counts (for other areas' figures)."""
-    return select(Application.id).where(*_created_in(filters, ranges))
-
-
 @dataclass(frozen=True, slots=True)
 class Funnel:
     created: int
@@ -104,23 +101,6 @@ class Funnel:
     decided: int
     approved: int
     rejected: int
-
-
-async def funnel(session: AsyncSession, filters: Filters, ranges: Ranges | None = None) -> Funnel:
-    """Applications created in the period (or the ranges), and how far each got."""
-    row = (
-        await session.execute(
-            select(
-                func.count(),
-                _count_if(Application.signed_in_at.is_not(None)),
-                _count_if(Application.submitted_at.is_not(None)),
-                _count_if(Application.status.in_(DECIDED)),
-                _count_if(Application.status == ACTIVE),
-                _count_if(Application.status == REJECTED),
-            ).where(*_created_in(filters, ranges))
-        )
-    ).one()
-    return Funnel(*(int(value or 0) for value in row))
 
 
 def epoch_seconds(session: AsyncSession, column: Any) -> ColumnElement[Any]:
@@ -184,27 +164,59 @@ async def nth_decision(
     return None if value is None else int(value)
 
 
-async def open_within(
-    session: AsyncSession, filters: Filters, ranges: Sequence[tuple[datetime, datetime]]
-) -> list[int]:
-    """Open applications (not active, not rejected, not erased) created in each range
-    [from, to] (both included), whatever the period."""
-    columns = [
-        _count_if(and_(Application.created_at >= lower, Application.created_at <= upper))
-        for lower, upper in ranges
-    ]
-    wanted = or_(
-        *(
-            and_(Application.created_at >= lower, Application.created_at <= upper)
-            for lower, upper in ranges
+@dataclass(frozen=True, slots=True)
+class Fringes:
+    """What the applications created in the fringes add to the summary's days (in the order
+    of summary.DAY_COLUMNS, the open ones 0: they are counted by age), and the open
+    applications created in each range of the ageing."""
+
+    days: list[int]
+    open_within: list[int]
+
+
+async def fringes_and_ages(
+    session: AsyncSession,
+    filters: Filters,
+    fringes: Ranges,
+    ages: Sequence[tuple[datetime, datetime]],
+) -> Fringes:
+    """One statement over the applications: those created in `fringes` ([from, to) each),
+    how far each got, their effective risk and their current hits; and the open ones (not
+    active, not rejected, not erased) created in each of `ages` ([from, to], both included)."""
+    made = _between(Application.created_at, filters, fringes) if fringes else literal(False)
+    level = level_of(Application.id)
+
+    def hits(status: str | None = None) -> ColumnElement[Any]:
+        return func.coalesce(
+            func.sum(case((made, current_hits_of(Application.id, status)), else_=0)), 0
         )
-    )
+
+    columns = [
+        _count_if(made),
+        _count_if(and_(made, Application.signed_in_at.is_not(None))),
+        _count_if(and_(made, Application.submitted_at.is_not(None))),
+        _count_if(and_(made, Application.status == ACTIVE)),
+        _count_if(and_(made, Application.status == REJECTED)),
+        literal(0),
+        _count_if(and_(made, level == RiskLevel.MEDIUM.value)),
+        _count_if(and_(made, level == RiskLevel.HIGH.value)),
+        hits(),
+        hits(HitStatus.MATCH.value),
+        hits(HitStatus.NO_MATCH.value),
+    ]
+    aged = [
+        and_(text(OPEN_PREDICATE), Application.created_at >= lower, Application.created_at <= upper)
+        for lower, upper in ages
+    ]
     row = (
         await session.execute(
-            select(*columns).where(text(OPEN_PREDICATE), *_scope(filters), wanted)
+            select(*columns, *(_count_if(condition) for condition in aged)).where(
+                *_scope(filters), or_(made, *aged)
+            )
         )
     ).one()
-    return [int(count or 0) for count in row]
+    values = [int(value or 0) for value in row]
+    return Fringes(values[: len(columns)], values[len(columns) :])
 
 
 @dataclass(frozen=True, slots=True)

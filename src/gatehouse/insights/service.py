@@ -10,7 +10,6 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.domain.screening import HitStatus, RiskLevel
 from gatehouse.insights import queries, summary
 from gatehouse.insights.rules import (
     AGE_BUCKETS,
@@ -26,8 +25,6 @@ from gatehouse.insights.rules import (
     split,
 )
 from gatehouse.insights.schemas import Insights, RiskFigures, ScreeningFigures
-from gatehouse.risk import level_figures
-from gatehouse.screening import hit_figures
 
 
 def _add(total: list[int], more: list[int]) -> list[int]:
@@ -44,43 +41,11 @@ def _age_bounds() -> list[int]:
     return sorted(lowers | {upper for _label, _lower, upper in AGE_BUCKETS if upper is not None})
 
 
-async def _fringe_figures(session: AsyncSession, filters: Filters, cut: Split) -> list[int]:
-    """summary.DAY_COLUMNS of the applications created in the fringes (the open ones are
-    counted by age, not by period: 0)."""
-    if not cut.fringes:
-        return [0] * len(summary.DAY_COLUMNS)
-    counted = await queries.funnel(session, filters, cut.fringes)
-    hits: dict[str, int] = {}
-    levels: dict[str, int] = {}
-    if counted.created:
-        chosen = queries.created_in(filters, cut.fringes)
-        hits = await hit_figures(session, chosen)
-        levels = await level_figures(session, chosen)
-    return [
-        counted.created,
-        counted.signed_in,
-        counted.submitted,
-        counted.approved,
-        counted.rejected,
-        0,
-        levels.get(RiskLevel.MEDIUM, 0),
-        levels.get(RiskLevel.HIGH, 0),
-        sum(hits.values()),
-        hits.get(HitStatus.MATCH, 0),
-        hits.get(HitStatus.NO_MATCH, 0),
-    ]
-
-
-async def _open_by_age(
-    session: AsyncSession, filters: Filters, now: datetime, before: list[int]
-) -> list[tuple[str, int]]:
-    """Open applications by age now: how many were created at or before each bound
-    (now - an age of _age_bounds()), `before` the bound's day (from the summary) and on that
-    day up to the bound; a bucket is the difference of two bounds."""
-    bounds = _age_bounds()
-    moments = [now - timedelta(days=days) for days in bounds]
-    within = await queries.open_within(session, filters, [(midnight(m.date()), m) for m in moments])
-    upto = {days: a + b for days, a, b in zip(bounds, before, within, strict=True)}
+def _open_by_age(before: list[int], within: list[int]) -> list[tuple[str, int]]:
+    """Open applications by age: how many were created at or before each bound (now - an
+    age of _age_bounds()), `before` the bound's day (the summary) and `within` that day up to
+    the bound (the applications); a bucket is the difference of two bounds."""
+    upto = {days: a + b for days, a, b in zip(_age_bounds(), before, within, strict=True)}
     return [
         (label, upto[lower] - (0 if upper is None else upto[upper]))
         for label, lower, upper in AGE_BUCKETS
@@ -131,10 +96,13 @@ async def compute_insights(session: AsyncSession, filters: Filters, now: datetim
     """Every figure for `filters`; ages are measured at `now`."""
     await queries.plain_plans(session)
     cut = split(filters)
-    bounds = [(now - timedelta(days=days)).date() for days in _age_bounds()]
-    whole, before = await summary.day_figures(session, filters, _span(cut), bounds)
-    fringes = await _fringe_figures(session, filters, cut)
-    days = dict(zip(summary.DAY_COLUMNS, _add(whole, fringes), strict=True))
+    moments = [now - timedelta(days=days) for days in _age_bounds()]
+    whole, before = await summary.day_figures(
+        session, filters, _span(cut), [moment.date() for moment in moments]
+    )
+    ages = [(midnight(moment.date()), moment) for moment in moments]
+    fringes = await queries.fringes_and_ages(session, filters, cut.fringes, ages)
+    days = dict(zip(summary.DAY_COLUMNS, _add(whole, fringes.days), strict=True))
     # Screening and risk of the applications the funnel counts (docs/screening.md): every
     # hit of their latest runs and how many were resolved each way; their effective levels
     # (an application without an assessment is low).
@@ -160,7 +128,7 @@ async def compute_insights(session: AsyncSession, filters: Filters, now: datetim
         filters=filters,
         funnel=funnel,
         durations=await _durations(session, filters, cut),
-        open_by_age=await _open_by_age(session, filters, now, before),
+        open_by_age=_open_by_age(before, fringes.open_within),
         by_staff=await _by_staff(session, filters, cut),
         screening=screening,
         risk=risk,

@@ -2,10 +2,11 @@
 
 What other features may use: asking for a screening, its summary and its full staff read
 (the evidence pack's), the open-hit count the decision guard reads, the intake setting's
-validation and storage, erasure, and the correlated count the staff queue filters on.
+validation and storage, erasure, and the correlated counts the staff queue filters on and the
+insights add up.
 """
 
-from gatehouse.screening.queries import hit_figures, open_hits_of
+from gatehouse.screening.queries import current_hits_of, hit_figures, open_hits_of
 from gatehouse.screening.schemas import Screening
 from gatehouse.screening.service import (
     erase_screening,
@@ -22,6 +23,7 @@ from gatehouse.screening.service import (
 
 __all__ = [
     "Screening",
+    "current_hits_of",
     "erase_screening",
     "hit_counts",
     "hit_figures",
