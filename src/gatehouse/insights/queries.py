@@ -145,23 +145,40 @@ async def decision_histogram(
     return [int(count or 0) for count in row]
 
 
-async def nth_decision(
-    session: AsyncSession, filters: Filters, index: int, offset: int
-) -> int | None:
-    """The time to decision at 0-based `offset` among the decided applications created in
-    the period whose time falls in the range `index` of DECISION_EDGES, shortest first."""
-    took = _took(session)
+def _in_range(took: ColumnElement[Any], index: int) -> ColumnElement[bool]:
     lower, upper = decision_range(index)
-    bounds = [took >= lower] if upper is None else [took >= lower, took < upper]
-    found = await session.execute(
-        select(took)
-        .where(*_created_in(filters), text(DECIDED_PREDICATE), *bounds)
-        .order_by(took)
-        .offset(offset)
-        .limit(1)
+    return took >= lower if upper is None else and_(took >= lower, took < upper)
+
+
+async def nth_decisions(
+    session: AsyncSession, filters: Filters, places: Sequence[tuple[int, int]]
+) -> list[int | None]:
+    """For each (range index of DECISION_EDGES, 0-based offset): the time to decision at
+    that place among the decided applications created in the period whose time falls in
+    that range, shortest first. One statement."""
+    if not places:
+        return []
+    took = _took(session)
+    indexes = sorted({index for index, _offset in places})
+    which = case(*((_in_range(took, i), literal(i)) for i in indexes), else_=literal(-1))
+    chosen = (
+        select(took.label("took"), which.label("range"))
+        .where(
+            *_created_in(filters),
+            text(DECIDED_PREDICATE),
+            or_(*(_in_range(took, i) for i in indexes)),
+        )
+        .subquery()
     )
-    value = found.scalar_one_or_none()
-    return None if value is None else int(value)
+    ranked = select(
+        chosen.c.took,
+        chosen.c.range,
+        func.row_number().over(partition_by=chosen.c.range, order_by=chosen.c.took).label("n"),
+    ).subquery()
+    wanted = or_(*(and_(ranked.c.range == i, ranked.c.n == offset + 1) for i, offset in places))
+    rows = await session.execute(select(ranked.c.range, ranked.c.n, ranked.c.took).where(wanted))
+    found = {(int(r), int(n) - 1): int(value) for r, n, value in rows.all()}
+    return [found.get(place) for place in places]
 
 
 @dataclass(frozen=True, slots=True)

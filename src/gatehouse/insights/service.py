@@ -62,18 +62,17 @@ async def _durations(session: AsyncSession, filters: Filters, cut: Split) -> que
     if cut.fringes:
         counts = _add(counts, await queries.decision_histogram(session, filters, cut.fringes))
     total = sum(counts)
-    percentiles: dict[int, int | None] = {}
+    places: dict[int, tuple[int, int]] = {}
     for percent in PERCENTILES:
-        percentiles[percent] = None
         if total:
-            rank, before = rank_of(total, percent), 0
-            index = 0
+            rank, before, index = rank_of(total, percent), 0, 0
             while before + counts[index] < rank:
                 before += counts[index]
                 index += 1
-            percentiles[percent] = await queries.nth_decision(
-                session, filters, index, rank - before - 1
-            )
+            places[percent] = (index, rank - before - 1)
+    values = await queries.nth_decisions(session, filters, list(places.values()))
+    found = dict(zip(places, values, strict=True))
+    percentiles = {percent: found.get(percent) for percent in PERCENTILES}
     distribution = {label: 0 for label, _, _ in DURATION_BUCKETS}
     for index, count in enumerate(counts):
         distribution[bucket_of(decision_range(index)[0], DURATION_BUCKETS)] += count
