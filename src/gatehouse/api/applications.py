@@ -11,6 +11,7 @@ from gatehouse.applications.service import reads
 from gatehouse.applications.service.listing import list_applications, parse_list_query
 from gatehouse.applications.service.provisioning import create_application
 from gatehouse.errors import not_found
+from gatehouse.storage.tx_statements import Tx
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
@@ -32,16 +33,20 @@ async def post_application(
     """Create an application (201) or answer the existing one for this identity (200)."""
     body = await parse_body(request, ProvisionBody)
     applicant = body.applicant()
-    queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))
     # Without an Idempotency-Key record to store, the provisioning is all the transaction
     # holds (`alone`: on PostgreSQL a new identity then commits in one statement).
     alone = getattr(request.state, "idempotency", None) is None
-    async with queue, runtime.db.transaction(lazy=alone) as connection:
+
+    async def provisioning(tx: Tx) -> Response:
+        # The whole transaction: on SQLite one worker-thread call (storage/sqlite_writes.py).
         ctx = write_context(request, principal)
         status, view = await create_application(
-            connection, runtime, ctx, principal, applicant, body.labelId, alone=alone
+            tx, runtime, ctx, principal, applicant, body.labelId, alone=alone
         )
-        return await respond(request, connection, status, view)
+        return await respond(request, tx, status, view)
+
+    async with runtime.identity_queue.hold((principal.tenant_id, applicant.identity)):
+        return await runtime.db.run_transaction(provisioning, lazy=alone)
 
 
 @router.get("/v1/applications")
