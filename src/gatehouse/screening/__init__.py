@@ -2,7 +2,8 @@
 
 What other features may use: asking for a screening, its summary and its full staff read
 (the evidence pack's), the open-hit count the decision guard reads, the intake setting's
-validation and storage, erasure, and the correlated count the staff queue filters on; the
+validation and storage, erasure, the correlated counts the staff queue filters on and the
+insights add up; the
 staff's hit and watchlist use cases; loading a watchlist (the CLI) and the worker (composition).
 
 The face stays light: the loader and the worker (and the process pool under them) load on
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gatehouse.runtime import Runtime
-from gatehouse.screening.queries import hit_figures, open_hits_of
+from gatehouse.screening.queries import current_hits_of, hit_figures, open_hits_of
 from gatehouse.screening.schemas import (
     BadLine,
     Hit,
@@ -71,6 +72,7 @@ __all__ = [
     "ScreeningRequested",
     "WatchLists",
     "application_of_hit",
+    "current_hits_of",
     "erase_screening",
     "hit_counts",
     "hit_figures",

@@ -267,6 +267,15 @@ async def hit_figures(session: AsyncSession, chosen: Any) -> dict[str, int]:
     return {status: int(count) for status, count in rows.all()}
 
 
+def current_hits_of(application_id: Any, status: str | None = None) -> Any:
+    """A correlated count of the hits of an application's latest screening (with `status`
+    only, when given), for other features' SELECTs."""
+    where = [ScreeningHit.application_id == application_id, ScreeningHit.current.is_(True)]
+    if status is not None:
+        where.append(ScreeningHit.status == status)
+    return select(func.count()).where(*where).scalar_subquery()
+
+
 def open_hits_of(application_id: Any) -> Any:
     """A correlated count of an application's open hits, for other features' SELECTs."""
     return (
