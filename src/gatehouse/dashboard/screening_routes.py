@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse.dashboard.case_routes import render_case
 from gatehouse.dashboard.forms import Refused, Render, form_action
-from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
 from gatehouse.dashboard.tenants_routes import render_tenant
 from gatehouse.domain.principals import Role

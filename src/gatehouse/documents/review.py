@@ -75,9 +75,15 @@ async def _single(data: bytes) -> AsyncIterator[bytes]:
 
 
 async def open_document(
-    runtime: Runtime, staff: Acting, request_id: str | None, document_id: str
+    runtime: Runtime,
+    staff: Acting,
+    request_id: str | None,
+    document_id: str,
+    *,
+    action: str = "document.view",
 ) -> Content:
-    """The document's bytes for a reviewer; audited as `document.view`."""
+    """The document's bytes for a reviewer; audited as `action` (`document.view`, or
+    `document.thumbnail` for the case page's thumbnails, documents/thumbnails.py)."""
     async with runtime.db.read() as session:
         found = (
             await session.execute(
@@ -113,9 +119,7 @@ async def open_document(
         raise erased()
     async with runtime.db.write() as session:
         ctx = WriteContext.of(staff, request_id, runtime.now())
-        ctx.audit(
-            session, "document.view", document_id, found.application_id, tenant_id=found.tenant_id
-        )
+        ctx.audit(session, action, document_id, found.application_id, tenant_id=found.tenant_id)
     return Content(document_id, found.application_id, media_type, found.size_bytes, body)
 
 
