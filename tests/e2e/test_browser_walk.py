@@ -202,7 +202,7 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             offered = staff.locator("#f-action option").evaluate_all("os => os.map(o => o.value)")
             assert "countersign" not in offered
             assert "approve" not in offered
-            expect(staff.locator("#decision-hint")).to_contain_text("You proposed this approval")
+            expect(staff.locator("#withheld")).to_contain_text("You proposed this approval")
             expect(staff.locator(".status-hero .badge")).to_have_text("pending approval")
             shot(staff, "dashboard-countersign-refused")
 

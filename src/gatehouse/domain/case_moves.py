@@ -105,9 +105,12 @@ def case_moves(
     for action in DECISION_ACTIONS:
         if refusal(state, action, actor_id=_NOBODY, actor_role=Role.SUPER_ADMIN) is not None:
             continue  # the state does not allow it to anyone: nothing to say
-        refused = refusal(state, action, actor_id=actor_id, actor_role=actor_role)
-        if refused is None:
-            refused = screening_refusal(action, open_hits)
+        # The reason nearest the reader first: four-eyes, then the role, then a hit.
+        refused = (
+            refusal(state, action, actor_id=actor_id, actor_role=Role.SUPER_ADMIN)
+            or refusal(state, action, actor_id=actor_id, actor_role=actor_role)
+            or screening_refusal(action, open_hits)
+        )
         if refused is None:
             allowed.append(action)
         else:
