@@ -130,7 +130,7 @@ def _audit_entries(entries: Iterable[AuditEntry]) -> Iterator[TimelineEntry]:
 
 def page_number(raw: str | None) -> int:
     """The `timeline` query parameter: 1 to MAX_PAGE; anything else is the first page."""
-    if raw is None or not raw.isdigit() or len(raw) > 3:
+    if raw is None or not (raw.isascii() and raw.isdigit()) or len(raw) > 3:
         return 1
     return min(max(int(raw), 1), MAX_PAGE)
 
