@@ -167,6 +167,7 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             expect(staff.get_by_role("link", name="Northwind Ltd")).to_be_visible()
             shot(staff, "dashboard-queue")
             staff.get_by_role("link", name="Northwind Ltd").click()
+            staff.get_by_role("link", name="Request information").click()
             staff.get_by_label("Comment to the applicant").fill("Two more things, please.")
             staff.locator("#f-item_prompt_0").fill("Who are your three largest customers?")
             staff.locator("#f-item_type_1").select_option("document")

@@ -27,7 +27,7 @@ from gatehouse.cases.notes import NoteView
 from gatehouse.storage.tables.applications import Decision
 from gatehouse.storage.tables.core import AuditEntry
 
-PAGE_SIZE = 25
+PAGE_SIZE = 12
 MAX_PAGE = 20
 
 
@@ -105,7 +105,7 @@ def _request_entries(requests: Iterable[RequestWithItems]) -> Iterator[TimelineE
 def _note_entries(notes: Iterable[NoteView]) -> Iterator[TimelineEntry]:
     for note in notes:
         author = note.author_email or note.author_staff_id
-        yield TimelineEntry(note.created_at, EntryKind.NOTE, "Note", note.text, author)
+        yield TimelineEntry(note.created_at, EntryKind.NOTE, note.text, None, author)
 
 
 def _event_entries(events: Iterable[EventSent]) -> Iterator[TimelineEntry]:
@@ -123,9 +123,11 @@ def _event_entries(events: Iterable[EventSent]) -> Iterator[TimelineEntry]:
         yield TimelineEntry(sent.event.occurred_at, EntryKind.EVENT, sent.event.type, detail)
 
 
-def _audit_entries(entries: Iterable[AuditEntry]) -> Iterator[TimelineEntry]:
+def _audit_entries(entries: Iterable[AuditEntry], client_id: str) -> Iterator[TimelineEntry]:
+    """The trail's entries; the target is shown when it is not the application itself."""
     for entry in entries:
-        yield TimelineEntry(entry.at, EntryKind.AUDIT, entry.action, entry.target, entry.actor)
+        target = None if entry.target == client_id else entry.target
+        yield TimelineEntry(entry.at, EntryKind.AUDIT, entry.action, target, entry.actor)
 
 
 def page_number(raw: str | None) -> int:
@@ -155,7 +157,7 @@ async def case_timeline(session: AsyncSession, case: CaseFile, page: int) -> Tim
             _request_entries(case.requests),
             _note_entries(case.notes),
             _event_entries(case.events),
-            _audit_entries(audit),
+            _audit_entries(audit, case.application.id),
         ),
         page,
     )

@@ -38,18 +38,25 @@ DECISION_LABELS: dict[str, str] = {
     DecisionAction.HOLD: "Hold",
     DecisionAction.RELEASE: "Release from hold",
 }
-# The form fields of the information-request form: an error on one opens it.
-REQUEST_FORM_FIELDS = ("comment", "items", *(f"item_prompt_{i}" for i in range(3)))
+# The fields of the information-request form: an error on one shows the form again.
+REQUEST_FORM_FIELDS = (
+    "comment",
+    "items",
+    *(f"item_{part}_{i}" for part in ("prompt", "type") for i in range(3)),
+)
 
 
-def decision_context(case: CaseFile, moves: CaseMoves, errors: dict[str, str]) -> dict[str, Any]:
-    """What the decision panel shows, from the case's moves."""
+def decision_context(
+    case: CaseFile, moves: CaseMoves, errors: dict[str, str], asked: bool
+) -> dict[str, Any]:
+    """What the decision panel shows, from the case's moves; the information-request form
+    when `asked` for (`?ask=1`) or refused."""
     return {
         "decision_actions": [(move, DECISION_LABELS[move]) for move in moves.decisions],
         "withheld": [(ACTION_WORDS[w.action], w.reason) for w in moves.withheld],
         "ask_acknowledgement": DecisionAction.APPROVE in moves.decisions and bool(case.unsatisfied),
         "ask_rejection_reason": DecisionAction.REJECT in moves.decisions,
-        "request_form_open": any(name in errors for name in REQUEST_FORM_FIELDS),
+        "request_form_open": asked or any(name in errors for name in REQUEST_FORM_FIELDS),
     }
 
 
@@ -93,7 +100,7 @@ async def render_case(
             "title": case.application.company_name or case.application.id,
             "case": case,
             "actions": moves.actions(),
-            **decision_context(case, moves, errors),
+            **decision_context(case, moves, errors, request.query_params.get("ask") == "1"),
             "reminders_due": {
                 entry.request.id for entry in case.requests if case.reminder_due(entry, now, days)
             },

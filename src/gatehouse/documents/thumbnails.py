@@ -72,7 +72,12 @@ async def open_thumbnail(
     """The thumbnail of an image document; refusals as `review.open_document`'s, and
     failed-precondition for a document that is not an image."""
     content = await review.open_document(
-        runtime, staff, request_id, document_id, action="document.thumbnail"
+        runtime,
+        staff,
+        request_id,
+        document_id,
+        action="document.thumbnail",
+        only=THUMBNAIL_MEDIA_TYPES,
     )
     if content.media_type not in THUMBNAIL_MEDIA_TYPES:
         raise not_drawable()
