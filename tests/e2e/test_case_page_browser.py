@@ -115,7 +115,8 @@ def test_the_case_page_in_every_state(database_url: str, tmp_path: Path) -> None
             mlro.goto(f"{base}/dashboard/applications/{cases['clear']}")
             mlro.mouse.wheel(0, 1500)
             mlro.wait_for_timeout(200)
-            top = mlro.evaluate("document.querySelector('.case-decide').getBoundingClientRect().top")
+            panel = "document.querySelector('.case-decide').getBoundingClientRect().top"
+            top = mlro.evaluate(panel)
             assert 0 <= top <= 40, top
             mlro.evaluate("window.scrollTo(0, 0)")
             shot(mlro, "dashboard-case")
