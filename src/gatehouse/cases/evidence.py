@@ -14,11 +14,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.documents.thumbnails import THUMBNAIL_MEDIA_TYPES
+from gatehouse.domain.media import INLINE_MEDIA_TYPES, THUMBNAIL_MEDIA_TYPES
 from gatehouse.storage.tables.applications import Application, Document, Intake
 from gatehouse.storage.tables.documents_custody import DocumentCustody
-
-INLINE_MEDIA_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/webp"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,36 +17,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.cases.audit import latest_entries
 from gatehouse.cases.case_file import CaseFile, EventSent, RequestWithItems
 from gatehouse.cases.notes import NoteView
+from gatehouse.domain.workstation import KIND_LABELS, EntryKind
 from gatehouse.storage.tables.applications import Decision
 from gatehouse.storage.tables.core import AuditEntry
 
 PAGE_SIZE = 12
 MAX_PAGE = 20
-
-
-class EntryKind(StrEnum):
-    STATUS = "status"
-    REQUEST = "request"
-    NOTE = "note"
-    EVENT = "event"
-    AUDIT = "audit"
-
-
-# How the page labels each kind.
-KIND_LABELS: dict[str, str] = {
-    EntryKind.STATUS: "Status",
-    EntryKind.REQUEST: "Information request",
-    EntryKind.NOTE: "Internal note",
-    EntryKind.EVENT: "Event sent",
-    EntryKind.AUDIT: "Audit",
-}
 
 
 @dataclass(frozen=True, slots=True)

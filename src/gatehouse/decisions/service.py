@@ -100,10 +100,7 @@ async def make_decision(
         rejection_reason=rejection_reason,
         at=at,
     )
-    if action in BLOCKED_BY_OPEN_HITS:
-        blocked = screening_refusal(action, await open_hit_count(session, application.id))
-        if blocked is not None:
-            raise blocked
+    await _no_open_hits(session, action, application.id)
     acknowledged = None
     if action == APPROVE:
         checklist = await read_checklist(session, application.tenant_id, application.id)
@@ -158,6 +155,15 @@ async def make_decision(
     await session.flush()
     view = await load_application_view(session, application)
     return staff_application_view(application, view)
+
+
+async def _no_open_hits(session: AsyncSession, action: str, application_id: str) -> None:
+    """The screening guard rail (docs/screening.md; domain/case_moves.py): no proposal or
+    countersignature of an approval while a hit is open."""
+    if action in BLOCKED_BY_OPEN_HITS:
+        blocked = screening_refusal(action, await open_hit_count(session, application_id))
+        if blocked is not None:
+            raise blocked
 
 
 def _apply(application: Application, status: str, at: datetime) -> None:

@@ -19,10 +19,10 @@ from PIL import Image, UnidentifiedImageError
 
 from gatehouse.audit.context import Acting
 from gatehouse.documents import review
+from gatehouse.domain.media import THUMBNAIL_MEDIA_TYPES
 from gatehouse.errors import FAILED_PRECONDITION, GatehouseError
 from gatehouse.runtime import Runtime
 
-THUMBNAIL_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp"})
 THUMBNAIL_FORMATS = ("PNG", "JPEG", "WEBP")
 # The longest side of a thumbnail, in pixels (twice the page's 80 px box, for sharp screens).
 THUMBNAIL_SIDE = 160
