@@ -14,20 +14,16 @@ from sqlalchemy import text
 from starlette.responses import Response
 
 from gatehouse import __version__, metrics, tracing
-from gatehouse.api.openapi import OPERATIONS as tenant_operations
 from gatehouse.api.routes import router as tenant_router
 from gatehouse.api.webhooks import router as webhooks_router
 from gatehouse.console.routes import router as console_router
 from gatehouse.dashboard.routes import router as dashboard_router
 from gatehouse.domain.event_types import EventType
-from gatehouse.portal.openapi import OPERATIONS as portal_operations
 from gatehouse.portal.routes import router as portal_router
 from gatehouse.runtime import Runtime
 from gatehouse.settings import Settings
-from gatehouse.staff.openapi import OPERATIONS as staff_operations
 from gatehouse.staff.routes import router as staff_router
 from gatehouse.verification import schemas as verification_schemas
-from gatehouse.verify.openapi import OPERATIONS as verify_operations
 from gatehouse.verify.routes import router as verification_router
 from gatehouse.web import dispatch, handlers, openapi, readiness
 from gatehouse.web.edge import EdgeMiddleware
@@ -131,13 +127,6 @@ def _add_operational_routes(app: FastAPI, runtime: Runtime) -> None:
         )
 
 
-OPERATIONS: dict[tuple[str, str], openapi.Op] = {
-    **tenant_operations,
-    **staff_operations,
-    **verify_operations,
-    **portal_operations,
-}
-
 DESCRIPTION = """Gatehouse: onboarding (KYC/KYB) platform.
 
 Four JSON surfaces, each with its own credential: the tenant API (`/v1`, an API key as a
@@ -153,7 +142,7 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI 3.1 document (docs/api-reference.md), built once per app."""
     if app.openapi_schema:
         return app.openapi_schema
-    document = openapi.build_document(app, OPERATIONS, webhook_section(), description=DESCRIPTION)
+    document = openapi.build_document(app, webhook_section(), description=DESCRIPTION)
     app.openapi_schema = document
     return document
 

@@ -2,8 +2,8 @@
 
 - Every route of a JSON surface (/v1, /staff/v1, /portal/api, /verify) is in the document with
   a stable operationId (never FastAPI's default), a summary, its security, a response schema
-  for every JSON answer and the error body for every error; a route added without its entry in
-  its surface's `openapi.py` fails here.
+  for every JSON answer and the error body for every error; a route added without its `Op`
+  beside it (web/openapi_ops.py) fails here.
 - Every example conforms to the schema beside it.
 - The `webhooks` section covers the whole event catalogue and the verification callback.
 - /docs loads nothing from outside the server, and its assets are served.

@@ -1,20 +1,22 @@
 """The statements of provisioning (applications/queries/provisioning.py): the one-round-trip
-lookup with the intake choice's rows (`find_with_intakes`, PostgreSQL's new identities)
+lookup with the intake choice's rows (`find` without the lock, PostgreSQL's new identities)
 finds what the locked lookup finds, erased pseudonyms included, and the rows the intake
 choice reads, for the tenant's attached intakes or a named label."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
 from sqlalchemy import update
 
-from gatehouse.applications.queries import provisioning as store
+from gatehouse.applications.queries.provisioning import ProvisioningStore
 from gatehouse.domain.identity import erased_identity, erased_identity_candidates
 from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application
+from gatehouse.storage.tx_statements import ConnectionTx
 from tests.api.support import erase, provision
 from tests.support.factories import TenantFixture, add_intake, make_tenant
 
@@ -29,13 +31,13 @@ def _fields(application: Application | None) -> dict[str, Any] | None:
 
 async def _both(
     runtime: Runtime, tenant_id: str, identity: str, label_id: str | None
-) -> tuple[Any, list[Any], Any, list[Any]]:
+) -> tuple[Any, Sequence[Any], Any, list[Any]]:
     pseudonyms = erased_identity_candidates(runtime.crypto.hash_candidates(identity))
     async with runtime.db.transaction() as connection:
-        found, intakes = await store.find_with_intakes(
-            connection, tenant_id, identity, pseudonyms, label_id
-        )
-        locked = await store.lock_identity(connection, tenant_id, identity, pseudonyms)
+        store = ProvisioningStore(ConnectionTx(connection), tenant_id, identity, pseudonyms)
+        loose = await store.find(label_id, locked=False)
+        found, intakes = loose.application, loose.intakes
+        locked = (await store.find(label_id, locked=True)).application
         if label_id is None:
             result = await connection.execute(CHOICE_ATTACHED, {"tenant_id": tenant_id})
         else:
@@ -44,7 +46,7 @@ async def _both(
     return found, intakes, locked, choice
 
 
-def _sorted(rows: list[Any]) -> list[tuple[Any, ...]]:
+def _sorted(rows: Sequence[Any]) -> list[tuple[Any, ...]]:
     return sorted((tuple(row) for row in rows), key=lambda row: str(row[0]))
 
 

@@ -13,11 +13,14 @@ from datetime import timedelta
 
 import httpx
 import pytest
+from sqlalchemy import select
 
 from gatehouse.runtime import Runtime
+from gatehouse.storage.tables.webhooks import Delivery
 from gatehouse.webhooks.delivery import DeliveryWorker
 from gatehouse.webhooks.delivery.claims import Claim, Claims
 from gatehouse.webhooks.delivery.fair import Shares, Slots
+from gatehouse.webhooks.delivery.turnover import Succeeded
 from tests.support.factories import TenantFixture, make_tenant
 from tests.webhooks.conftest import create_endpoint, emit, wait_requests, wait_until
 from tests.webhooks.hostile import Answer, Hostile, running_hostile
@@ -179,3 +182,45 @@ def test_slots_start_at_most_a_share_and_the_rest_waits() -> None:
     assert slots.released(started[:1]) is True  # e1 and t1 below two shares again
     assert slots.full_endpoints() == []
     assert slots.held == 5
+
+
+async def test_a_turn_records_successes_and_claims_their_room(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: TenantFixture,
+    receiver: Receiver,
+) -> None:
+    """One turn (one statement on PostgreSQL) records the successes it is given, guarded by
+    their claim tokens, and claims for the room they leave: never the rows it records."""
+    await create_endpoint(client, tenant, receiver.url)
+    for _ in range(8):
+        await emit(runtime, tenant.tenant_id)
+    claims = Claims(runtime, timedelta(seconds=30))
+    slots: Slots[Claim] = Slots(Shares(slots=10, per_endpoint=2, per_tenant=3))
+    first = await claims.claim(10, slots)
+    slots.admit(first)
+    second = await claims.claim(10, slots)
+    slots.admit(second)
+    assert len(first) == len(second) == 2
+    assert await claims.claim(10, slots) == []  # the endpoint holds two shares
+    done = [Succeeded(c.delivery_id, c.token, 200, 5) for c in first]
+    stale = Succeeded(second[0].delivery_id, "clm_not_the_holder", 200, 5)
+    third = await claims.claim(10, slots, succeeded=[*done, stale], leaving=first)
+    assert len(third) == 2  # the room the two successes leave
+    assert not {c.delivery_id for c in third} & {c.delivery_id for c in first + second}
+    async with runtime.db.read() as session:
+        rows = {
+            row.id: row
+            for row in await session.execute(
+                select(
+                    Delivery.id, Delivery.status, Delivery.claim_token, Delivery.last_http_status
+                )
+            )
+        }
+    for claim in first:
+        assert rows[claim.delivery_id].status == "succeeded"
+        assert rows[claim.delivery_id].claim_token is None
+        assert rows[claim.delivery_id].last_http_status == 200
+    # The stale success changed nothing: still leased by its holder.
+    assert rows[second[0].delivery_id].status == "pending"
+    assert rows[second[0].delivery_id].claim_token == second[0].token

@@ -5,15 +5,26 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse.api.examples import WRITE
+from gatehouse.applications.schemas import AccessState
 from gatehouse.applications.service.access import lock_application, unlock_application
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications
+from gatehouse.web.openapi import Op
 from gatehouse.web.responses import respond
 
 router = APIRouter(tags=["access"])
 
 
 @router.post("/v1/applications/{client_id}/lock")
+@Op(
+    "lockApplication",
+    "Lock an application: no new links, members or sessions",
+    {200: AccessState},
+    access=WRITE,
+    errors=(410,),
+    answer_example={"clientId": "app_8f2k1c9d0a7b", "access": "locked"},
+)
 async def post_lock(
     client_id: str, request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
@@ -25,6 +36,14 @@ async def post_lock(
 
 
 @router.post("/v1/applications/{client_id}/unlock")
+@Op(
+    "unlockApplication",
+    "Unlock an application",
+    {200: AccessState},
+    access=WRITE,
+    errors=(410,),
+    answer_example={"clientId": "app_8f2k1c9d0a7b", "access": "unlocked"},
+)
 async def post_unlock(
     client_id: str, request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:

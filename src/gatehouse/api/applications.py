@@ -5,12 +5,28 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse.api.examples import EMAIL_BODY, PAGING, READ, WRITE
 from gatehouse.api.schemas import ProvisionBody
+from gatehouse.applications.examples import (
+    APPLICATION_EXAMPLE,
+    DOCUMENT_EXAMPLE,
+    SUMMARY_EXAMPLE,
+)
 from gatehouse.applications.queries.snapshot import read_application_view
+from gatehouse.applications.schemas import (
+    Application,
+    ApplicationPage,
+    Checklist,
+    DecisionList,
+    DocumentList,
+    InfoRequestList,
+)
 from gatehouse.applications.service import reads
 from gatehouse.applications.service.listing import list_applications, parse_list_query
 from gatehouse.applications.service.provisioning import create_application
+from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import not_found
+from gatehouse.storage.tx_statements import Tx
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
@@ -20,31 +36,66 @@ from gatehouse.web.dependencies import (
     WriteApplications,
     read_access,
 )
+from gatehouse.web.openapi import Op, Query, listing, status_filter
 from gatehouse.web.responses import json_response, respond
 
 router = APIRouter(tags=["applications"])
 
 
 @router.post("/v1/applications", openapi_extra=body_schema(ProvisionBody))
+@Op(
+    "createApplication",
+    "Create an application (or get the existing one for this identity)",
+    {201: Application, 200: Application},
+    access=WRITE,
+    errors=(410,),
+    ok_descriptions={
+        201: "Created.",
+        200: "An application with this identity already exists; it is answered unchanged.",
+    },
+    example={**EMAIL_BODY, "companyName": "Acme Trading LLC"},
+    answer_example=APPLICATION_EXAMPLE,
+)
 async def post_application(
     request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
     """Create an application (201) or answer the existing one for this identity (200)."""
     body = await parse_body(request, ProvisionBody)
     applicant = body.applicant()
-    queue = runtime.identity_queue.hold((principal.tenant_id, applicant.identity))
     # Without an Idempotency-Key record to store, the provisioning is all the transaction
     # holds (`alone`: on PostgreSQL a new identity then commits in one statement).
     alone = getattr(request.state, "idempotency", None) is None
-    async with queue, runtime.db.transaction(lazy=alone) as connection:
+
+    async def provisioning(tx: Tx) -> Response:
+        # The whole transaction: on SQLite one worker-thread call (storage/sqlite_writes.py).
         ctx = write_context(request, principal)
         status, view = await create_application(
-            connection, runtime, ctx, principal, applicant, body.labelId, alone=alone
+            tx, runtime, ctx, principal, applicant, body.labelId, alone=alone
         )
-        return await respond(request, connection, status, view)
+        return await respond(request, tx, status, view)
+
+    async with runtime.identity_queue.hold((principal.tenant_id, applicant.identity)):
+        return await runtime.db.run_transaction(provisioning, lazy=alone)
 
 
 @router.get("/v1/applications")
+@listing(
+    "listApplications",
+    "List applications, most recently changed first",
+    ApplicationPage,
+    READ,
+    SUMMARY_EXAMPLE,
+    paging=PAGING,
+    filters=(
+        status_filter("applications", ApplicationStatus),
+        Query("externalRef", "Only applications with this externalRef."),
+        Query(
+            "updatedSince",
+            "Only applications with updatedAt at or after this RFC 3339 time.",
+            {"type": "string", "format": "date-time"},
+        ),
+    ),
+)
 async def get_applications(request: Request) -> Response:
     """The paged list: `{data, nextCursor, hasMore}` (docs/reference/tenant-api.md §5.11).
 
@@ -59,6 +110,13 @@ async def get_applications(request: Request) -> Response:
 
 
 @router.get("/v1/applications/{client_id}")
+@Op(
+    "getApplication",
+    "Get an application",
+    {200: Application},
+    access=READ,
+    answer_example=APPLICATION_EXAMPLE,
+)
 async def get_application(request: Request, client_id: str) -> Response:
     """The application (docs/reference/tenant-api.md §5.3); missing, foreign and erased are one 404.
 
@@ -73,6 +131,13 @@ async def get_application(request: Request, client_id: str) -> Response:
 
 
 @router.get("/v1/applications/{client_id}/info-requests")
+@Op(
+    "listInfoRequests",
+    "List an application's information requests, highest seq first",
+    {200: InfoRequestList},
+    access=READ,
+    answer_example={"data": []},
+)
 async def get_info_requests(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
@@ -83,6 +148,24 @@ async def get_info_requests(
 
 
 @router.get("/v1/applications/{client_id}/decisions")
+@Op(
+    "listDecisions",
+    "List an application's decisions, newest first",
+    {200: DecisionList},
+    access=READ,
+    answer_example={
+        "data": [
+            {
+                "action": "approve",
+                "fromStatus": "pending",
+                "toStatus": "pending_approval",
+                "byRole": "analyst",
+                "comment": None,
+                "at": "2026-11-22T11:00:00.000Z",
+            }
+        ]
+    },
+)
 async def get_decisions(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
@@ -93,6 +176,24 @@ async def get_decisions(
 
 
 @router.get("/v1/applications/{client_id}/checklist")
+@Op(
+    "getChecklist",
+    "Get an application's checklist and what satisfies it",
+    {200: Checklist},
+    access=READ,
+    answer_example={
+        "data": [
+            {
+                "key": "passport",
+                "label": "Passport",
+                "kind": "document",
+                "required": True,
+                "satisfied": False,
+                "satisfiedAt": None,
+            }
+        ]
+    },
+)
 async def get_checklist(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:
@@ -103,6 +204,13 @@ async def get_checklist(
 
 
 @router.get("/v1/applications/{client_id}/documents")
+@Op(
+    "listDocuments",
+    "List an application's documents (metadata only)",
+    {200: DocumentList},
+    access=READ,
+    answer_example={"data": [DOCUMENT_EXAMPLE]},
+)
 async def get_documents(
     client_id: str, principal: ReadApplications, runtime: RuntimeDep
 ) -> Response:

@@ -5,17 +5,30 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse.api.examples import MEMBER_EXAMPLE, WRITE
 from gatehouse.api.schemas import MemberBody
+from gatehouse.applications.schemas import Member
 from gatehouse.members.service import add_member, remove_member
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, WriteApplications
+from gatehouse.web.openapi import Op, Query
 from gatehouse.web.responses import respond
 
 router = APIRouter(tags=["members"])
 
 
 @router.post("/v1/applications/{client_id}/members", openapi_extra=body_schema(MemberBody))
+@Op(
+    "addMember",
+    "Add a member to an application",
+    {201: Member, 200: Member},
+    access=WRITE,
+    errors=(410,),
+    ok_descriptions={201: "Added.", 200: "Already a member; answered unchanged."},
+    example={"email": "cfo@acme.example"},
+    answer_example=MEMBER_EXAMPLE,
+)
 async def post_member(
     client_id: str, request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:
@@ -29,6 +42,15 @@ async def post_member(
 
 
 @router.delete("/v1/applications/{client_id}/members/{uid}", status_code=204)
+@Op(
+    "removeMember",
+    "Remove a member (removing the owner needs newOwnerUid)",
+    {204: None},
+    access=WRITE,
+    errors=(410,),
+    query=(Query("newOwnerUid", "The member who becomes owner when the owner is removed."),),
+    ok_descriptions={204: "Removed."},
+)
 async def delete_member(
     client_id: str, uid: str, request: Request, principal: WriteApplications, runtime: RuntimeDep
 ) -> Response:

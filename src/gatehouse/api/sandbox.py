@@ -20,7 +20,11 @@ from pydantic import BaseModel, ConfigDict, StrictStr
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
+from gatehouse.api.examples import WRITE
+from gatehouse.applications.examples import APPLICATION_EXAMPLE
+from gatehouse.applications.schemas import Application
 from gatehouse.domain.principals import SCOPE_WRITE, TenantPrincipal
+from gatehouse.domain.sandbox import SIMULATE_ACTIONS
 from gatehouse.errors import METHOD_NOT_ALLOWED, GatehouseError
 from gatehouse.sandbox import service as sandbox
 from gatehouse.sandbox.queries import is_sandbox_tenant
@@ -30,6 +34,7 @@ from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep
 from gatehouse.web.errors import error_response
+from gatehouse.web.openapi import Op
 from gatehouse.web.responses import respond
 
 router = APIRouter(tags=["sandbox"])
@@ -74,6 +79,18 @@ SandboxWriter = Annotated[TenantPrincipal, Depends(sandbox_writer)]
 
 
 @router.post(SIMULATE_PATH, openapi_extra=body_schema(SimulateBody))
+@Op(
+    "simulateApplicationStep",
+    "Sandbox tenants: simulate an applicant or staff step",
+    {200: Application},
+    access=WRITE,
+    errors=(410,),
+    body_fields={"action": {"type": "string", "enum": list(SIMULATE_ACTIONS)}},
+    description="Answers 404 (as for an unknown path) to a tenant that is not a sandbox "
+    "one (docs/sandbox.md).",
+    example={"action": "approve", "comment": "Simulated approval."},
+    answer_example=APPLICATION_EXAMPLE,
+)
 async def post_simulate(
     client_id: str, request: Request, principal: SandboxWriter, runtime: RuntimeDep
 ) -> Response:

@@ -10,18 +10,41 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse.api.examples import ENDPOINT_EXAMPLE, PAGING, WEBHOOKS
+from gatehouse.domain.webhooks import DeliveryStatus
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import ManageWebhooks, RuntimeDep
+from gatehouse.web.openapi import Op, listing, status_filter
 from gatehouse.web.responses import json_response, respond
 from gatehouse.webhooks import deliveries
 from gatehouse.webhooks import service as endpoints
-from gatehouse.webhooks.schemas import endpoint_view
+from gatehouse.webhooks.schemas import (
+    CreatedWebhookEndpoint,
+    DeliveryPage,
+    RotatedSecret,
+    WebhookEndpoint,
+    WebhookEndpointList,
+    WebhookTestResult,
+    endpoint_view,
+)
 
 router = APIRouter(tags=["webhooks"])
 
 
 @router.post("/v1/webhooks", openapi_extra=body_schema(endpoints.CreateWebhookBody))
+@Op(
+    "createWebhookEndpoint",
+    "Register a webhook endpoint (its secret is shown once)",
+    {201: CreatedWebhookEndpoint},
+    access=WEBHOOKS,
+    example={
+        "url": "https://hooks.example.com/gatehouse",
+        "events": ["application.*"],
+        "description": "CRM sync",
+    },
+    answer_example={**ENDPOINT_EXAMPLE, "secret": "whsec_" + "Q3Jt" * 12},
+)
 async def create_webhook(
     request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
@@ -35,6 +58,13 @@ async def create_webhook(
 
 
 @router.get("/v1/webhooks")
+@Op(
+    "listWebhookEndpoints",
+    "List webhook endpoints",
+    {200: WebhookEndpointList},
+    access=WEBHOOKS,
+    answer_example={"data": [ENDPOINT_EXAMPLE]},
+)
 async def list_webhooks(principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
     """`{data: [endpoint…]}` without secrets (docs/reference/webhooks.md §4.3)."""
     async with runtime.db.read() as session:
@@ -43,6 +73,13 @@ async def list_webhooks(principal: ManageWebhooks, runtime: RuntimeDep) -> Respo
 
 
 @router.get("/v1/webhooks/{endpoint_id}")
+@Op(
+    "getWebhookEndpoint",
+    "Get a webhook endpoint",
+    {200: WebhookEndpoint},
+    access=WEBHOOKS,
+    answer_example=ENDPOINT_EXAMPLE,
+)
 async def get_webhook(endpoint_id: str, principal: ManageWebhooks, runtime: RuntimeDep) -> Response:
     async with runtime.db.read() as session:
         endpoint = await endpoints.load_endpoint(session, principal.tenant_id, endpoint_id)
@@ -52,6 +89,14 @@ async def get_webhook(endpoint_id: str, principal: ManageWebhooks, runtime: Runt
 @router.patch(
     "/v1/webhooks/{endpoint_id}",
     openapi_extra=body_schema(endpoints.UpdateWebhookBody, required=False),
+)
+@Op(
+    "updateWebhookEndpoint",
+    "Change a webhook endpoint's url, events or description",
+    {200: WebhookEndpoint},
+    access=WEBHOOKS,
+    example={"events": ["*"]},
+    answer_example=ENDPOINT_EXAMPLE,
 )
 async def update_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
@@ -67,6 +112,13 @@ async def update_webhook(
 
 
 @router.delete("/v1/webhooks/{endpoint_id}", status_code=204)
+@Op(
+    "deleteWebhookEndpoint",
+    "Delete a webhook endpoint (pending deliveries are cancelled)",
+    {204: None},
+    access=WEBHOOKS,
+    ok_descriptions={204: "Deleted."},
+)
 async def delete_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
@@ -78,6 +130,13 @@ async def delete_webhook(
 
 
 @router.post("/v1/webhooks/{endpoint_id}/enable")
+@Op(
+    "enableWebhookEndpoint",
+    "Enable a webhook endpoint",
+    {200: WebhookEndpoint},
+    access=WEBHOOKS,
+    answer_example=ENDPOINT_EXAMPLE,
+)
 async def enable_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
@@ -89,6 +148,17 @@ async def enable_webhook(
 
 
 @router.post("/v1/webhooks/{endpoint_id}/disable")
+@Op(
+    "disableWebhookEndpoint",
+    "Disable a webhook endpoint (reason manual)",
+    {200: WebhookEndpoint},
+    access=WEBHOOKS,
+    answer_example={
+        **ENDPOINT_EXAMPLE,
+        "status": "disabled",
+        "disabledReason": "manual",
+    },
+)
 async def disable_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
@@ -100,6 +170,16 @@ async def disable_webhook(
 
 
 @router.post("/v1/webhooks/{endpoint_id}/rotate-secret")
+@Op(
+    "rotateWebhookSecret",
+    "Rotate the signing secret (the previous one stays active 24 h)",
+    {200: RotatedSecret},
+    access=WEBHOOKS,
+    answer_example={
+        "secret": "whsec_" + "N2Fk" * 12,
+        "previousSecretExpiresAt": "2026-11-23T10:00:00.000Z",
+    },
+)
 async def rotate_webhook_secret(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
@@ -111,6 +191,24 @@ async def rotate_webhook_secret(
 
 
 @router.post("/v1/webhooks/{endpoint_id}/test")
+@Op(
+    "testWebhookEndpoint",
+    "Send one signed webhook.test now and report what the receiver did",
+    {200: WebhookTestResult},
+    access=WEBHOOKS,
+    answer_example={
+        "success": True,
+        "httpStatus": 200,
+        "latencyMs": 84,
+        "responseSnippet": "ok",
+        "sentHeaders": {
+            "Content-Type": "application/json",
+            "Gatehouse-Event-Id": "evt_0a1b2c3d4e5f",
+            "webhook-id": "evt_0a1b2c3d4e5f",
+        },
+        "error": None,
+    },
+)
 async def test_webhook(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:
@@ -127,6 +225,26 @@ async def test_webhook(
 
 
 @router.get("/v1/webhooks/{endpoint_id}/deliveries")
+@listing(
+    "listWebhookDeliveries",
+    "List an endpoint's deliveries, newest first",
+    DeliveryPage,
+    WEBHOOKS,
+    {
+        "id": "dlv_9e8d7c6b5a4f",
+        "eventId": "evt_0a1b2c3d4e5f",
+        "eventType": "application.submitted",
+        "status": "succeeded",
+        "attempts": 1,
+        "createdAt": "2026-11-21T16:03:10.600Z",
+        "lastAttemptAt": "2026-11-21T16:03:11.020Z",
+        "nextAttemptAt": None,
+        "lastHttpStatus": 200,
+        "lastError": None,
+    },
+    paging=PAGING,
+    filters=(status_filter("deliveries", DeliveryStatus),),
+)
 async def list_webhook_deliveries(
     endpoint_id: str, request: Request, principal: ManageWebhooks, runtime: RuntimeDep
 ) -> Response:

@@ -5,6 +5,11 @@ A surface builds one `WriteContext` per request from its authenticated principal
 verification client (`verification_client:…`); work that no request asked for acts as
 `system:…`. Features take the context and record the audit entry of their action through it,
 in the action's own transaction: the service records the entry, never the route.
+
+The trail is append-only: every staff action and every tenant write. Entries hold ids only
+(actor, target, tenant, application, request id), never secrets or personal data; hot paths
+that run Core statements insert `audit_values` themselves, in the same transaction. `seq`
+and `hash` are the sealer's to set (docs/audit-and-evidence.md).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from gatehouse.audit.trail import entry_values
+from gatehouse.ids import new_id
 from gatehouse.storage.tables.core import AuditEntry
 
 
@@ -76,13 +81,17 @@ class WriteContext:
         *,
         tenant_id: str | None = None,
     ) -> dict[str, Any]:
-        """The columns of this write's audit entry (for the Core INSERTs of hot paths)."""
-        return entry_values(
-            at=self.now,
-            actor=self.actor,
-            action=action,
-            target=target,
-            tenant_id=tenant_id if tenant_id is not None else self.tenant_id,
-            application_id=application_id,
-            request_id=self.request_id,
-        )
+        """The columns of this write's audit entry, with a fresh id (also for the Core
+        INSERTs of hot paths)."""
+        return {
+            "id": new_id("aud"),
+            "at": self.now,
+            "actor": self.actor,
+            "action": action,
+            "target": target,
+            "tenant_id": tenant_id if tenant_id is not None else self.tenant_id,
+            "application_id": application_id,
+            "request_id": self.request_id,
+            "seq": None,
+            "hash": None,
+        }

@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from gatehouse.audit.context import WriteContext
 from gatehouse.console.endpoint_pages import (
     EndpointForm,
     Shown,
@@ -21,7 +23,7 @@ from gatehouse.console.endpoint_pages import (
 )
 from gatehouse.console.session_http import not_found_page, require_session, session_and_form
 from gatehouse.consoles.service import LiveConsole, keep_secret_for_next_page
-from gatehouse.domain.principals import SCOPE_WEBHOOKS
+from gatehouse.domain.principals import SCOPE_WEBHOOKS, TenantPrincipal
 from gatehouse.errors import GatehouseError
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.context import write_context
@@ -126,43 +128,39 @@ async def update(request: Request, endpoint_id: str) -> Response:
     return await endpoint_action(request, endpoint_id, run)
 
 
-@router.post("/console/webhooks/{endpoint_id}/disable")
-async def disable(request: Request, endpoint_id: str) -> Response:
-    runtime = runtime_of(request)
-
-    async def run(live: LiveConsole, form: FormData) -> Response:
-        async with runtime.db.write() as session:
-            ctx = write_context(request, live.principal)
-            await endpoints.disable(session, ctx, live.principal.key, endpoint_id)
-        return see_other(f"/console/webhooks/{endpoint_id}?done=disabled")
-
-    return await endpoint_action(request, endpoint_id, run)
+# A move on one endpoint that changes nothing but its state: (session, ctx, key, endpoint_id).
+Move = Callable[[AsyncSession, WriteContext, TenantPrincipal, str], Awaitable[object]]
 
 
-@router.post("/console/webhooks/{endpoint_id}/enable")
-async def enable(request: Request, endpoint_id: str) -> Response:
-    runtime = runtime_of(request)
+def _move_route(move: Move, done: str) -> Callable[[Request, str], Awaitable[Response]]:
+    """The route of a state move (disable, enable, delete): run it as the session's key, then
+    303 to `done` (`{id}` stands for the endpoint)."""
 
-    async def run(live: LiveConsole, form: FormData) -> Response:
-        async with runtime.db.write() as session:
-            ctx = write_context(request, live.principal)
-            await endpoints.enable(session, ctx, live.principal.key, endpoint_id)
-        return see_other(f"/console/webhooks/{endpoint_id}?done=enabled")
+    async def route(request: Request, endpoint_id: str) -> Response:
+        runtime = runtime_of(request)
 
-    return await endpoint_action(request, endpoint_id, run)
+        async def run(live: LiveConsole, form: FormData) -> Response:
+            async with runtime.db.write() as session:
+                ctx = write_context(request, live.principal)
+                await move(session, ctx, live.principal.key, endpoint_id)
+            return see_other(done.format(id=endpoint_id))
+
+        return await endpoint_action(request, endpoint_id, run)
+
+    return route
 
 
-@router.post("/console/webhooks/{endpoint_id}/delete")
-async def delete(request: Request, endpoint_id: str) -> Response:
-    runtime = runtime_of(request)
-
-    async def run(live: LiveConsole, form: FormData) -> Response:
-        async with runtime.db.write() as session:
-            ctx = write_context(request, live.principal)
-            await endpoints.delete_endpoint(session, ctx, live.principal.key, endpoint_id)
-        return see_other("/console?done=deleted")
-
-    return await endpoint_action(request, endpoint_id, run)
+for _name, _move, _done in (
+    ("disable", endpoints.disable, "/console/webhooks/{id}?done=disabled"),
+    ("enable", endpoints.enable, "/console/webhooks/{id}?done=enabled"),
+    ("delete", endpoints.delete_endpoint, "/console?done=deleted"),
+):
+    router.add_api_route(
+        f"/console/webhooks/{{endpoint_id}}/{_name}",
+        _move_route(_move, _done),
+        methods=["POST"],
+        name=_name,
+    )
 
 
 @router.post("/console/webhooks/{endpoint_id}/rotate-secret")

@@ -17,12 +17,16 @@ from starlette.datastructures import UploadFile
 from starlette.responses import RedirectResponse, Response
 
 from gatehouse.applicants import service as portal_actions
+from gatehouse.applicants.schemas import FormDraft, PortalMe
 from gatehouse.applicants.sessions import LinkUnusable, end_session, redeem_link
+from gatehouse.applications.examples import DOCUMENT_EXAMPLE, INFO_REQUEST_EXAMPLE
 from gatehouse.applications.queries import rows as repo
+from gatehouse.applications.schemas import Document, DocumentList, InfoRequest, InfoRequestList
 from gatehouse.applications.service import reads as application_reads
 from gatehouse.applications.views import info_request_view
 from gatehouse.documents import service as documents
 from gatehouse.errors import INVALID_ARGUMENT, GatehouseError, invalid_argument
+from gatehouse.portal.examples import FORM_EXAMPLE, ME_EXAMPLE, UPLOAD_BODY
 from gatehouse.portal.pages import render_link_invalid
 from gatehouse.portal.session_http import (
     PortalUser,
@@ -34,6 +38,7 @@ from gatehouse.web.browser import check_origin
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep
 from gatehouse.web.errors import request_id_of
+from gatehouse.web.openapi import Op, nullable
 from gatehouse.web.responses import json_response
 from gatehouse.web.text import read_form
 
@@ -72,12 +77,24 @@ async def redeem(token: str, request: Request, runtime: RuntimeDep) -> Response:
 
 
 @router.get("/portal/api/me")
+@Op(
+    "getPortalMe",
+    "The signed-in member and their application",
+    {200: PortalMe},
+    answer_example=ME_EXAMPLE,
+)
 async def me(user: PortalUser, runtime: RuntimeDep) -> Response:
     """`{clientId, uid, email, role, status, companyName, submittedAt}`."""
     return json_response(200, await portal_actions.read_me(runtime, user))
 
 
 @router.post("/portal/api/submit")
+@Op(
+    "submitApplication",
+    "Submit the application (once; repeats change nothing)",
+    {200: PortalMe},
+    answer_example={**ME_EXAMPLE, "submittedAt": "2026-11-21T16:03:10.512Z"},
+)
 async def submit(request: Request, user: PortalUser, runtime: RuntimeDep) -> Response:
     """Submit the application (once); answers the `me` shape."""
     async with runtime.db.write() as session:
@@ -86,6 +103,14 @@ async def submit(request: Request, user: PortalUser, runtime: RuntimeDep) -> Res
 
 
 @router.post("/portal/api/form", openapi_extra=body_schema(portal_actions.FormBody))
+@Op(
+    "saveFormDraft",
+    "Save the form draft",
+    {200: FormDraft},
+    body_fields={"fields": {"type": "object", "additionalProperties": True}},
+    example=FORM_EXAMPLE,
+    answer_example=FORM_EXAMPLE,
+)
 async def save_form(request: Request, user: PortalUser, runtime: RuntimeDep) -> Response:
     """Save the form draft `{companyName?, fields: {…}}` → 200 `{companyName, fields}`."""
     body = await parse_body(request, portal_actions.FormBody)
@@ -96,6 +121,12 @@ async def save_form(request: Request, user: PortalUser, runtime: RuntimeDep) -> 
 
 
 @router.get("/portal/api/info-requests")
+@Op(
+    "listPortalInfoRequests",
+    "The application's information requests, highest seq first",
+    {200: InfoRequestList},
+    answer_example={"data": [INFO_REQUEST_EXAMPLE]},
+)
 async def list_info_requests(user: PortalUser, runtime: RuntimeDep) -> Response:
     """The application's information requests, highest seq first
     (docs/reference/tenant-api.md §2.8 shape)."""
@@ -109,6 +140,18 @@ async def list_info_requests(user: PortalUser, runtime: RuntimeDep) -> Response:
 @router.post(
     "/portal/api/info-requests/{request_id}/items/{item_id}/answer",
     openapi_extra=body_schema(portal_actions.AnswerBody),
+)
+@Op(
+    "answerInfoRequestItem",
+    "Answer an item (a document item may name an uploaded documentId)",
+    {200: InfoRequest},
+    errors=(410,),
+    body_fields={
+        "answer": nullable({"type": "string", "maxLength": 10000}),
+        "documentId": nullable({"type": "string", "minLength": 1}),
+    },
+    example={"answer": "Our registered office moved in May."},
+    answer_example=INFO_REQUEST_EXAMPLE,
 )
 async def answer(
     request_id: str, item_id: str, request: Request, user: PortalUser, runtime: RuntimeDep
@@ -128,6 +171,12 @@ async def answer(
 
 
 @router.get("/portal/api/documents")
+@Op(
+    "listPortalDocuments",
+    "Metadata of the application's uploads",
+    {200: DocumentList},
+    answer_example={"data": [DOCUMENT_EXAMPLE]},
+)
 async def list_documents(user: PortalUser, runtime: RuntimeDep) -> Response:
     """Metadata of the application's uploaded documents."""
     async with runtime.db.read() as session:
@@ -136,6 +185,15 @@ async def list_documents(user: PortalUser, runtime: RuntimeDep) -> Response:
 
 
 @router.post("/portal/api/documents")
+@Op(
+    "uploadDocument",
+    "Upload a document (multipart: type and file)",
+    {201: Document},
+    errors=(503,),
+    body=UPLOAD_BODY,
+    body_media="multipart/form-data",
+    answer_example=DOCUMENT_EXAMPLE,
+)
 async def upload_document(request: Request, user: PortalUser, runtime: RuntimeDep) -> Response:
     """Multipart `type` and `file` → 201 document metadata (docs/reference/portal.md §7.7).
 
@@ -172,6 +230,12 @@ async def upload_document(request: Request, user: PortalUser, runtime: RuntimeDe
 
 
 @router.post("/portal/api/logout")
+@Op(
+    "endPortalSession",
+    "End the portal session (sign out)",
+    {204: None},
+    ok_descriptions={204: "Signed out."},
+)
 async def logout(user: PortalUser, runtime: RuntimeDep) -> Response:
     """End the session on the server → 204; the cookie is cleared."""
     await end_session(runtime, user)

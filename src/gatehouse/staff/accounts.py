@@ -14,11 +14,21 @@ from starlette.responses import Response
 
 from gatehouse.accounts import lifecycle
 from gatehouse.accounts import service as accounts
+from gatehouse.accounts.schemas import (
+    CreatedApiKey,
+    CreatedStaffMember,
+    RevokedApiKey,
+    TenantPage,
+    TenantView,
+)
+from gatehouse.domain.principals import Scope
 from gatehouse.errors import permission_denied
 from gatehouse.paging import parse_page, query_values
+from gatehouse.staff.examples import ADMIN, ANALYST, RETENTION_FIELD, ROLE, TENANT_EXAMPLE
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffAnalyst
+from gatehouse.web.openapi import Op, listing, nullable
 from gatehouse.web.responses import json_response
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: accounts"])
@@ -64,6 +74,15 @@ class ApiKeyCreate(BaseModel):
 
 
 @router.post("/staff", status_code=201, openapi_extra=body_schema(StaffCreate))
+@Op(
+    "createStaffMember",
+    "Create a staff member (admin and super_admin roles: super_admin only)",
+    {201: CreatedStaffMember},
+    access=ADMIN,
+    errors=(409,),
+    body_fields={"role": ROLE},
+    example={"email": "analyst@operator.example", "role": "analyst"},
+)
 async def create_staff(request: Request, principal: StaffAdmin, runtime: RuntimeDep) -> Response:
     """Create a staff member: `{staffId, email, role, token, inviteUrl, inviteExpiresAt}`;
     admin and super_admin roles need a super_admin (docs/reference/staff-api.md §3.1)."""
@@ -80,6 +99,15 @@ async def create_staff(request: Request, principal: StaffAdmin, runtime: Runtime
 
 
 @router.post("/tenants", status_code=201, openapi_extra=body_schema(TenantCreate))
+@Op(
+    "createTenant",
+    "Create a tenant (live or sandbox)",
+    {201: TenantView},
+    access=ADMIN,
+    body_fields={"environment": nullable({"type": "string", "enum": ["live", "sandbox"]})},
+    example={"name": "Acme Bank", "environment": "live"},
+    answer_example=TENANT_EXAMPLE,
+)
 async def create_tenant(request: Request, principal: StaffAdmin, runtime: RuntimeDep) -> Response:
     body = await parse_body(request, TenantCreate)
     ctx = write_context(request, principal)
@@ -88,6 +116,7 @@ async def create_tenant(request: Request, principal: StaffAdmin, runtime: Runtim
 
 
 @router.get("/tenants")
+@listing("listTenants", "List tenants, newest first", TenantPage, ANALYST, TENANT_EXAMPLE)
 async def list_tenants(request: Request, principal: StaffAnalyst, runtime: RuntimeDep) -> Response:
     """`{data, nextCursor, hasMore}`, newest first (keyset-paged; limit 1 to 100, default 100)."""
     values = query_values(request.query_params.multi_items(), ("limit", "cursor"))
@@ -96,11 +125,26 @@ async def list_tenants(request: Request, principal: StaffAnalyst, runtime: Runti
 
 
 @router.get("/tenants/{tenant_id}")
+@Op(
+    "getTenant",
+    "Get a tenant",
+    {200: TenantView},
+    access=ANALYST,
+    answer_example=TENANT_EXAMPLE,
+)
 async def get_tenant(tenant_id: str, principal: StaffAnalyst, runtime: RuntimeDep) -> Response:
     return json_response(200, await accounts.get_tenant(runtime, tenant_id))
 
 
 @router.patch("/tenants/{tenant_id}", openapi_extra=body_schema(TenantPatch))
+@Op(
+    "updateTenant",
+    "Change a tenant's name or webhook endpoint cap",
+    {200: TenantView},
+    access=ADMIN,
+    body_fields={"retention": RETENTION_FIELD},
+    example={"webhookEndpointCap": 10},
+)
 async def patch_tenant(
     tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -112,6 +156,13 @@ async def patch_tenant(
 
 
 @router.post("/tenants/{tenant_id}/suspend")
+@Op(
+    "suspendTenant",
+    "Suspend a tenant",
+    {200: TenantView},
+    access=ADMIN,
+    answer_example={**TENANT_EXAMPLE, "status": "suspended"},
+)
 async def suspend_tenant(
     tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -122,6 +173,13 @@ async def suspend_tenant(
 
 
 @router.post("/tenants/{tenant_id}/reactivate")
+@Op(
+    "reactivateTenant",
+    "Reactivate a suspended tenant",
+    {200: TenantView},
+    access=ADMIN,
+    answer_example=TENANT_EXAMPLE,
+)
 async def reactivate_tenant(
     tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -136,6 +194,16 @@ async def reactivate_tenant(
     status_code=201,
     openapi_extra=body_schema(ApiKeyCreate, required=False),
 )
+@Op(
+    "createApiKey",
+    "Create an API key for a tenant (shown once)",
+    {201: CreatedApiKey},
+    access=ADMIN,
+    body_fields={
+        "scopes": nullable({"type": "array", "items": {"type": "string", "enum": list(Scope)}})
+    },
+    example={"name": "crm", "scopes": ["applications:write", "applications:read"]},
+)
 async def create_api_key(
     tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -147,6 +215,13 @@ async def create_api_key(
 
 
 @router.post("/api-keys/{key_id}/revoke")
+@Op(
+    "revokeApiKey",
+    "Revoke an API key",
+    {200: RevokedApiKey},
+    access=ADMIN,
+    answer_example={"keyId": "k3y1d0a1b2c3d4e5", "status": "revoked"},
+)
 async def revoke_api_key(
     key_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:

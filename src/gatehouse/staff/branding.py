@@ -11,9 +11,12 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gatehouse.accounts import branding
+from gatehouse.accounts.schemas import TenantView
 from gatehouse.accounts.service import tenant_view
+from gatehouse.staff.examples import ADMIN, TENANT_EXAMPLE
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin
+from gatehouse.web.openapi import Op
 from gatehouse.web.responses import json_response
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: accounts"])
@@ -30,6 +33,14 @@ _LOGO_BODY = {
 
 
 @router.put("/tenants/{tenant_id}/logo", openapi_extra=_LOGO_BODY)
+@Op(
+    "setTenantLogo",
+    "Set the tenant's portal logo (the image is the body)",
+    {200: TenantView},
+    access=ADMIN,
+    errors=(415,),
+    answer_example={**TENANT_EXAMPLE, "logoUrl": "/portal/logo/ten_4d3c2b1a0f9e/5b1f"},
+)
 async def put_logo(
     tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -46,6 +57,13 @@ async def put_logo(
 
 
 @router.delete("/tenants/{tenant_id}/logo")
+@Op(
+    "removeTenantLogo",
+    "Remove the tenant's portal logo",
+    {200: TenantView},
+    access=ADMIN,
+    answer_example=TENANT_EXAMPLE,
+)
 async def delete_logo(
     tenant_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:

@@ -12,9 +12,26 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 from starlette.responses import Response
 
 from gatehouse.accounts import lifecycle, tokens
+from gatehouse.accounts.schemas import (
+    CreatedPersonalToken,
+    Invite,
+    PersonalToken,
+    PersonalTokenList,
+    StaffList,
+    StaffMemberView,
+)
+from gatehouse.staff.examples import (
+    ADMIN,
+    INVITE_EXAMPLE,
+    OWN_TOKENS,
+    ROLE,
+    STAFF_EXAMPLE,
+    TOKEN_EXAMPLE,
+)
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffUser
+from gatehouse.web.openapi import Op
 from gatehouse.web.responses import json_response
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: identity"])
@@ -36,12 +53,28 @@ class TokenCreate(BaseModel):
 
 
 @router.get("/staff")
+@Op(
+    "listStaffMembers",
+    "List staff members",
+    {200: StaffList},
+    access=ADMIN,
+    answer_example={"data": [STAFF_EXAMPLE]},
+)
 async def list_staff(principal: StaffAdmin, runtime: RuntimeDep) -> Response:
     """`{data: [{staffId, email, role, status, createdAt, lastSignInAt, mfa, ...}]}`."""
     return json_response(200, await lifecycle.list_staff(runtime))
 
 
 @router.patch("/staff/{staff_id}", openapi_extra=body_schema(RolePatch))
+@Op(
+    "changeStaffRole",
+    "Change a staff member's role",
+    {200: StaffMemberView},
+    access=ADMIN,
+    body_fields={"role": ROLE},
+    example={"role": "mlro"},
+    answer_example={**STAFF_EXAMPLE, "role": "mlro"},
+)
 async def change_role(
     staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -53,6 +86,13 @@ async def change_role(
 
 
 @router.post("/staff/{staff_id}/deactivate")
+@Op(
+    "deactivateStaffMember",
+    "Deactivate a staff member (sessions end, tokens are revoked)",
+    {200: StaffMemberView},
+    access=ADMIN,
+    answer_example={**STAFF_EXAMPLE, "status": "deactivated"},
+)
 async def deactivate(
     staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -61,6 +101,13 @@ async def deactivate(
 
 
 @router.post("/staff/{staff_id}/reactivate")
+@Op(
+    "reactivateStaffMember",
+    "Reactivate a staff member",
+    {200: StaffMemberView},
+    access=ADMIN,
+    answer_example=STAFF_EXAMPLE,
+)
 async def reactivate(
     staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -69,6 +116,13 @@ async def reactivate(
 
 
 @router.post("/staff/{staff_id}/reset")
+@Op(
+    "resetStaffMember",
+    "Clear a staff member's password and factors and issue a new invite",
+    {200: Invite},
+    access=ADMIN,
+    answer_example=INVITE_EXAMPLE,
+)
 async def reset(
     staff_id: str, request: Request, principal: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -78,12 +132,26 @@ async def reset(
 
 
 @router.get("/tokens")
+@Op(
+    "listPersonalTokens",
+    "List your own personal tokens",
+    {200: PersonalTokenList},
+    description=OWN_TOKENS,
+    answer_example={"data": [TOKEN_EXAMPLE]},
+)
 async def list_tokens(principal: StaffUser, runtime: RuntimeDep) -> Response:
     """The caller's own tokens."""
     return json_response(200, await tokens.list_tokens(runtime, principal.staff_id))
 
 
 @router.post("/tokens", status_code=201, openapi_extra=body_schema(TokenCreate))
+@Op(
+    "createPersonalToken",
+    "Create a personal token (shown once)",
+    {201: CreatedPersonalToken},
+    description=OWN_TOKENS,
+    example={"name": "reporting script", "expiresInDays": 30},
+)
 async def create_token(request: Request, principal: StaffUser, runtime: RuntimeDep) -> Response:
     """201 `{tokenId, token, name, expiresAt}`; the token is shown this once."""
     body = await parse_body(request, TokenCreate)
@@ -95,6 +163,17 @@ async def create_token(request: Request, principal: StaffUser, runtime: RuntimeD
 
 
 @router.post("/tokens/{token_id}/revoke")
+@Op(
+    "revokePersonalToken",
+    "Revoke one of your personal tokens",
+    {200: PersonalToken},
+    description=OWN_TOKENS,
+    answer_example={
+        **TOKEN_EXAMPLE,
+        "status": "revoked",
+        "revokedAt": "2026-11-22T10:00:00.000Z",
+    },
+)
 async def revoke_token(
     token_id: str, request: Request, principal: StaffUser, runtime: RuntimeDep
 ) -> Response:

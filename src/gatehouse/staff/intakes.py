@@ -14,11 +14,14 @@ from pydantic import BaseModel, ConfigDict
 from starlette.responses import Response
 
 from gatehouse.domain.principals import Role
+from gatehouse.intakes.schemas import StaffIntake
 from gatehouse.intakes.service import create_intake, staff_intake_read, update_intake
+from gatehouse.staff.examples import ADMIN, INTAKE_FIELDS
 from gatehouse.web.auth import require_role
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffUser
+from gatehouse.web.openapi import Op
 from gatehouse.web.responses import json_response
 
 router = APIRouter(tags=["staff intakes"])
@@ -49,6 +52,20 @@ class IntakeUpdateBody(BaseModel):
 
 
 @router.post("/staff/v1/tenants/{tenant_id}/intakes", openapi_extra=body_schema(IntakeCreateBody))
+@Op(
+    "createIntake",
+    "Create an intake for a tenant",
+    {201: StaffIntake},
+    access=ADMIN,
+    body_fields=INTAKE_FIELDS,
+    example={
+        "name": "Company",
+        "order": 1,
+        "checklist": [
+            {"key": "passport", "label": "Passport", "kind": "document", "required": True}
+        ],
+    },
+)
 async def post_intake(
     tenant_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:
@@ -73,6 +90,14 @@ async def post_intake(
 
 
 @router.patch("/staff/v1/intakes/{label_id}", openapi_extra=body_schema(IntakeUpdateBody))
+@Op(
+    "updateIntake",
+    "Change an intake",
+    {200: StaffIntake},
+    access=ADMIN,
+    body_fields=INTAKE_FIELDS,
+    example={"attached": False},
+)
 async def patch_intake(
     label_id: str, request: Request, staff: StaffUser, runtime: RuntimeDep
 ) -> Response:

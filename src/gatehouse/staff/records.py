@@ -12,14 +12,16 @@ from pydantic import BaseModel
 from starlette.responses import Response, StreamingResponse
 
 from gatehouse.errors import invalid_argument
-from gatehouse.evidence import evidence_pack, render_pdf
+from gatehouse.evidence import EvidencePack, evidence_pack, render_pdf
 from gatehouse.paging import query_values
-from gatehouse.records import current_head, export_chain
-from gatehouse.retention import set_legal_hold
+from gatehouse.records import AuditHead, current_head, export_chain
+from gatehouse.retention import LegalHoldView, set_legal_hold
+from gatehouse.staff.examples import ADMIN, EXPORT, HEAD_EXAMPLE, MLRO, TENANT_FILTER, TIME
 from gatehouse.timeutil import parse_ts
 from gatehouse.web.body import body_schema, parse_body
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffMlro
+from gatehouse.web.openapi import Media, Op, Query
 from gatehouse.web.responses import json_response, respond
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: records"])
@@ -34,6 +36,13 @@ class LegalHoldBody(BaseModel):
 
 
 @router.get("/audit/head")
+@Op(
+    "getAuditHead",
+    "The audit chain's head, signed",
+    {200: AuditHead},
+    access=ADMIN,
+    answer_example=HEAD_EXAMPLE,
+)
 async def audit_head(staff: StaffAdmin, runtime: RuntimeDep) -> Response:
     """The audit chain's head, signed (admin+)."""
     return json_response(200, await current_head(runtime.db, runtime.crypto))
@@ -52,6 +61,17 @@ def _time(values: dict[str, str], name: str) -> datetime | None:
 
 
 @router.get("/audit/export")
+@Op(
+    "exportAudit",
+    "Every sealed audit entry as NDJSON, then the signed head",
+    {200: Media({"application/x-ndjson": {"schema": {"type": "string"}, "example": EXPORT}})},
+    access=ADMIN,
+    query=(
+        Query("from", "Entries at or after this time (RFC 3339).", TIME),
+        Query("to", "Entries before this time (RFC 3339).", TIME),
+        TENANT_FILTER,
+    ),
+)
 async def audit_export(request: Request, staff: StaffAdmin, runtime: RuntimeDep) -> Response:
     """Every sealed entry as NDJSON, then the signed head (admin+)."""
     values = query_values(request.query_params.multi_items(), ("from", "to", "tenantId"))
@@ -70,6 +90,25 @@ async def audit_export(request: Request, staff: StaffAdmin, runtime: RuntimeDep)
 
 
 @router.get("/applications/{client_id}/evidence")
+@Op(
+    "getEvidencePack",
+    "An application's evidence pack, PDF or JSON (audited)",
+    {
+        200: Media(
+            {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+            json=EvidencePack,
+        )
+    },
+    access=MLRO,
+    errors=(410,),
+    query=(
+        Query(
+            "format",
+            "`pdf` (the default) or `json`.",
+            {"type": "string", "enum": ["pdf", "json"]},
+        ),
+    ),
+)
 async def evidence(
     client_id: str, request: Request, staff: StaffMlro, runtime: RuntimeDep
 ) -> Response:
@@ -97,6 +136,23 @@ async def evidence(
 
 
 @router.post("/applications/{client_id}/legal-hold", openapi_extra=body_schema(LegalHoldBody))
+@Op(
+    "setLegalHold",
+    "Place or release an application's legal hold",
+    {200: LegalHoldView},
+    access=MLRO,
+    errors=(410,),
+    body_fields={
+        "hold": {"type": "boolean"},
+        "reason": {"type": "string", "minLength": 1, "maxLength": 4000},
+    },
+    example={"hold": True, "reason": "Subpoena 2026-114 from the regulator."},
+    answer_example={
+        "clientId": "app_8f2k1c9d0a7b",
+        "legalHold": True,
+        "reason": "Subpoena 2026-114 from the regulator.",
+    },
+)
 async def legal_hold(
     client_id: str, request: Request, staff: StaffMlro, runtime: RuntimeDep
 ) -> Response:

@@ -11,13 +11,21 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from gatehouse.domain.webhooks import DeliveryStatus
 from gatehouse.paging import query_values
+from gatehouse.staff.examples import ADMIN, ANALYST, STAFF_DELIVERY_EXAMPLE, TENANT_FILTER
 from gatehouse.web.context import write_context
 from gatehouse.web.dependencies import RuntimeDep, StaffAdmin, StaffAnalyst
+from gatehouse.web.openapi import Op, listing, status_filter
 from gatehouse.web.responses import json_response
 from gatehouse.webhooks import deliveries
 from gatehouse.webhooks.health import recent_notifications
-from gatehouse.webhooks.schemas import notification_view
+from gatehouse.webhooks.schemas import (
+    NotificationList,
+    StaffDelivery,
+    StaffDeliveryPage,
+    notification_view,
+)
 
 router = APIRouter(prefix="/staff/v1", tags=["staff: webhooks"])
 
@@ -25,6 +33,14 @@ NOTIFICATION_LIMIT = 200
 
 
 @router.get("/deliveries")
+@listing(
+    "listAllDeliveries",
+    "List deliveries of every tenant, newest first",
+    StaffDeliveryPage,
+    ADMIN,
+    STAFF_DELIVERY_EXAMPLE,
+    filters=(status_filter("deliveries", DeliveryStatus), TENANT_FILTER),
+)
 async def list_deliveries(request: Request, staff: StaffAdmin, runtime: RuntimeDep) -> Response:
     """Deliveries of every tenant (filter by `status`, `tenantId`), newest first."""
     query = deliveries.parse_delivery_query(
@@ -36,6 +52,22 @@ async def list_deliveries(request: Request, staff: StaffAdmin, runtime: RuntimeD
 
 
 @router.post("/deliveries/{delivery_id}/replay", status_code=201)
+@Op(
+    "replayDelivery",
+    "Deliver the same event again to the same endpoint",
+    {201: StaffDelivery},
+    access=ADMIN,
+    answer_example={
+        **STAFF_DELIVERY_EXAMPLE,
+        "status": "pending",
+        "attempts": 0,
+        "lastAttemptAt": None,
+        "nextAttemptAt": "2026-11-22T10:00:00.000Z",
+        "lastHttpStatus": None,
+        "replayOf": "dlv_9e8d7c6b5a4f",
+        "id": "dlv_1b2c3d4e5f6a",
+    },
+)
 async def replay_delivery(
     delivery_id: str, request: Request, staff: StaffAdmin, runtime: RuntimeDep
 ) -> Response:
@@ -46,6 +78,25 @@ async def replay_delivery(
 
 
 @router.get("/notifications")
+@Op(
+    "listNotifications",
+    "List staff notifications, newest first",
+    {200: NotificationList},
+    access=ANALYST,
+    query=(TENANT_FILTER,),
+    answer_example={
+        "data": [
+            {
+                "id": "ntf_2a3b4c5d6e7f",
+                "kind": "endpoint_disabled",
+                "tenantId": "ten_4d3c2b1a0f9e",
+                "endpointId": "we_3f9a0b1c2d4e",
+                "reason": "consecutive_failures",
+                "createdAt": "2026-11-22T10:00:00.000Z",
+            }
+        ]
+    },
+)
 async def list_notifications(
     request: Request, staff: StaffAnalyst, runtime: RuntimeDep
 ) -> Response:

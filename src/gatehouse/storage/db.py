@@ -6,10 +6,11 @@ then writes can never fail with "database is locked" (docs/platform.md).
 Reads use a second engine whose transactions stay deferred, so readers never
 queue behind the write lock. Single-statement reads (`fetch_all`) skip
 aiosqlite and run on a synchronous engine in one worker-thread call
-(storage/sqlite_reads.py). Both write paths (`write()`, `transaction()`) share
-the write engine's one connection, so one write transaction runs at a time in a
-process. The database file and its -wal and -shm files are readable by their
-owner only (mode 0600, `protect_sqlite_file`).
+(storage/sqlite_reads.py). `run_transaction` runs a whole write transaction in
+one worker-thread call on a synchronous engine (storage/sqlite_writes.py). The write
+paths (`write()`, `transaction()`, `run_transaction()`) take turns at one gate, so one
+write transaction runs at a time in a process. The database file and its -wal and
+-shm files are readable by their owner only (mode 0600, `protect_sqlite_file`).
 
 PostgreSQL: `transaction()` runs on a connection in autocommit and holds the
 transaction itself, through the driver's public transaction API
@@ -22,12 +23,13 @@ show the SQL, never the values in it (docs/platform.md, "Operations").
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import make_url
@@ -45,7 +47,10 @@ from gatehouse import tracing
 from gatehouse.storage import pooler
 from gatehouse.storage.prepared import PostgresRunner, PreparedRead, SqliteRunner
 from gatehouse.storage.sqlite_reads import Rows, SqliteReader, sqlite_connection_setup
-from gatehouse.storage.tx_statements import driver_transaction
+from gatehouse.storage.sqlite_writes import SqliteWriter, Work
+from gatehouse.storage.tx_statements import ConnectionTx, driver_transaction
+
+T = TypeVar("T")
 
 log = logging.getLogger("gatehouse.storage")
 
@@ -137,6 +142,9 @@ class Database:
         self.is_sqlite = self.dialect == "sqlite"
         self._transaction_pooler = transaction_pooler
         self._sqlite_reader: SqliteReader | None = None
+        self._sqlite_writer: SqliteWriter | None = None
+        self._gate_loop: asyncio.AbstractEventLoop | None = None
+        self._gate = asyncio.Lock()
         if self.is_sqlite:
             _refuse_in_memory(self.url)
             protect_sqlite_file(self.url)
@@ -163,6 +171,7 @@ class Database:
             self._prepared: SqliteRunner | PostgresRunner = SqliteRunner(
                 self.url, self._sqlite_reader.in_thread
             )
+            self._sqlite_writer = SqliteWriter(self.url, echo=echo)
         else:
             self.write_engine = create_async_engine(
                 self.url,
@@ -196,17 +205,60 @@ class Database:
         on the engines whose statements run in the event loop's thread. `fetch_all` on
         SQLite and `fetch_prepared` run theirs in other threads or outside SQLAlchemy: they
         open their spans around the call."""
-        engines = [self.write_engine]  # on PostgreSQL the read engine shares its events
-        if self.is_sqlite:
-            engines.append(self.read_engine)
+        engines = [self.write_engine.sync_engine]  # on PostgreSQL the reads share its events
+        if self._sqlite_writer is not None:
+            engines += [self.read_engine.sync_engine, self._sqlite_writer.engine]
         for engine in engines:
-            tracing.instrument_engine(engine.sync_engine, self.dialect)
+            tracing.instrument_engine(engine, self.dialect)
+
+    async def _turn(self) -> asyncio.Lock:
+        """SQLite: wait for this process's write gate (FIFO) and hold it; the caller releases.
+
+        The gate keeps this process's writers off SQLite's own lock, where they would
+        poll. A wait longer than the one the write pool had gives up, as that pool did.
+        """
+        loop = asyncio.get_running_loop()
+        if self._gate_loop is not loop:  # a lock serves one event loop
+            self._gate_loop, self._gate = loop, asyncio.Lock()
+        gate = self._gate
+        if gate.locked():
+            async with asyncio.timeout(SQLITE_WRITE_WAIT_SECONDS):
+                await gate.acquire()
+        else:
+            await gate.acquire()
+        return gate
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One write transaction: commits on success, rolls back on any exception."""
-        async with self._write() as session, session.begin():
-            yield session
+        if not self.is_sqlite:
+            async with self._write() as session, session.begin():
+                yield session
+            return
+        gate = await self._turn()
+        try:
+            async with self._write() as session, session.begin():
+                yield session
+        finally:
+            gate.release()
+
+    async def run_transaction(self, work: Work[T], *, lazy: bool = False) -> T:
+        """`work(tx)` in one write transaction: commits when it returns, rolls back when it
+        raises. The same guarantees as `transaction()`, `tx` a `Tx`
+        (storage/tx_statements.py).
+
+        SQLite: the whole transaction is one worker-thread call (storage/sqlite_writes.py),
+        so `work` awaits nothing but `tx`'s statements. PostgreSQL: `transaction(lazy=…)`'s
+        connection, `lazy` as there.
+        """
+        if self._sqlite_writer is not None:
+            gate = await self._turn()
+            try:
+                return await self._sqlite_writer.run(work)
+            finally:
+                gate.release()
+        async with self.transaction(lazy=lazy) as connection:
+            return await work(ConnectionTx(connection))
 
     @asynccontextmanager
     async def transaction(self, *, lazy: bool = False) -> AsyncIterator[AsyncConnection]:
@@ -224,8 +276,12 @@ class Database:
         begins at once (BEGIN IMMEDIATE).
         """
         if self.is_sqlite:
-            async with self.write_engine.begin() as connection:
-                yield connection
+            gate = await self._turn()
+            try:
+                async with self.write_engine.begin() as connection:
+                    yield connection
+            finally:
+                gate.release()
             return
         # Behind a transaction pooler every statement runs inside the transaction
         # (storage/pooler.py): it begins at once.
@@ -286,6 +342,8 @@ class Database:
             await self.read_engine.dispose()
         if self._sqlite_reader is not None:
             await self._sqlite_reader.dispose()
+        if self._sqlite_writer is not None:
+            await self._sqlite_writer.dispose()
 
 
 def null_pool_engine(url: str) -> AsyncEngine:

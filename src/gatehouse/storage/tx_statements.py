@@ -16,8 +16,15 @@ driver connection is reached through SQLAlchemy's public `get_raw_connection()`:
   `Connection.transaction()` (begun now, or at the first statement that is not `alone`).
 
 Any other connection (a session's, for instance) runs the statement through SQLAlchemy,
-with the same rows back. Rows are named tuples whose fields are the statement's columns
-(`exported_columns`: a SELECT's, or an INSERT's or UPDATE's RETURNING).
+with the same rows back.
+
+A `Tx` is the write transaction as its statements see it, however it is run:
+`ConnectionTx` over an `AsyncConnection` (`run_in` above), or `SqliteTx` over a synchronous
+pysqlite connection inside the one worker-thread call that runs a whole SQLite write
+transaction (`Database.run_transaction`, storage/sqlite_writes.py).
+
+Rows are named tuples whose fields are the statement's columns (`exported_columns`: a
+SELECT's, or an INSERT's or UPDATE's RETURNING).
 
 Columns whose defaults SQLAlchemy computes in Python at execution are refused (a
 statement must give them). Errors come from the driver as they are, not wrapped by
@@ -32,10 +39,11 @@ from collections import namedtuple
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.base import Executable
 
 from gatehouse.storage.base import UTCDateTime
 
@@ -233,3 +241,77 @@ async def run_in(
     if not result.returns_rows:
         return []
     return [statement.make_row(tuple(row)) for row in result.all()]
+
+
+class Tx(Protocol):
+    """One write transaction, as the statements of a use case see it."""
+
+    @property
+    def is_sqlite(self) -> bool: ...
+
+    async def run(
+        self, statement: TxStatement, params: Mapping[str, Any], *, alone: bool = False
+    ) -> list[Any]:
+        """`statement`'s rows (none for plain DML); `alone` as for `run_in`."""
+        ...
+
+    async def execute(self, statement: Executable, params: Mapping[str, Any] | None = None) -> None:
+        """Any other Core statement, through SQLAlchemy; its rows are not kept."""
+        ...
+
+
+class ConnectionTx:
+    """A `Tx` over an `AsyncConnection`: `Database.transaction()`'s, or a session's."""
+
+    __slots__ = ("connection", "is_sqlite")
+
+    def __init__(self, connection: AsyncConnection) -> None:
+        self.connection = connection
+        self.is_sqlite = connection.dialect.name == "sqlite"
+
+    async def run(
+        self, statement: TxStatement, params: Mapping[str, Any], *, alone: bool = False
+    ) -> list[Any]:
+        return await run_in(self.connection, statement, params, alone=alone)
+
+    async def execute(self, statement: Executable, params: Mapping[str, Any] | None = None) -> None:
+        await self.connection.execute(statement, params)
+
+
+class SqliteTx:
+    """A `Tx` over a synchronous pysqlite connection whose transaction is open.
+
+    Used only inside the worker thread that runs a whole SQLite write transaction
+    (storage/sqlite_writes.py): every statement runs at once, so a coroutine awaiting these
+    methods never suspends. `run` executes on the driver connection (SQLAlchemy's public
+    `driver_connection`), inside the transaction SQLAlchemy began.
+    """
+
+    __slots__ = ("_connection", "_dialect", "_driver")
+    is_sqlite = True
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._dialect = connection.dialect
+        self._driver: Any = connection.connection.driver_connection
+
+    async def run(
+        self, statement: TxStatement, params: Mapping[str, Any], *, alone: bool = False
+    ) -> list[Any]:
+        compiled = statement.compiled(self._dialect)
+        cursor = self._driver.execute(compiled.sql, compiled.values(params))
+        try:
+            raw = cursor.fetchall()
+        finally:
+            cursor.close()
+        return compiled.rows(raw)
+
+    async def execute(self, statement: Executable, params: Mapping[str, Any] | None = None) -> None:
+        self._connection.execute(statement, params)
+
+
+def as_tx(target: Tx | AsyncConnection) -> Tx:
+    """`target` as a `Tx` (an `AsyncConnection` is wrapped)."""
+    if isinstance(target, AsyncConnection):
+        return ConnectionTx(target)
+    return target

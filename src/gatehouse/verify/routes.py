@@ -20,11 +20,13 @@ from starlette.responses import Response
 
 from gatehouse.errors import GatehouseError
 from gatehouse.verification import clients, customers
+from gatehouse.verification.schemas import RetrievedCustomer, VerifyMessage
 from gatehouse.verify.answers import bad_credentials, basic_credentials, message
 from gatehouse.verify.sandbox import router as sandbox_router
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.body import decode_json
 from gatehouse.web.context import write_context
+from gatehouse.web.openapi import Op
 from gatehouse.web.responses import JSONResponse
 
 interface = APIRouter(prefix="/verify", tags=["verification"])
@@ -80,7 +82,34 @@ def _registration_input(raw: bytes) -> clients.RegistrationInput | str:
     )
 
 
+# The customer of /openapi.json's examples (checked by tests/api/test_openapi.py).
+CUSTOMER_EXAMPLE: RetrievedCustomer = {
+    "id": 17,
+    "uuid": "0b5f1c3e-8a52-4e1b-9d7e-2f4a6c8e0b13",
+    "email": "holder@example.com",
+    "phone": "+971500000000",
+    "status": 6,
+    "statusName": "Accepted",
+    "updatedAt": "2026-11-22T10:00:00.000Z",
+    "documents": [{"type": "passport", "expiresAt": "2030-01-01T00:00:00.000Z"}],
+}
+
+
 @interface.post(REGISTER_PATH, openapi_extra=_REGISTRATION_SCHEMA)
+@Op(
+    "registerVerificationCallback",
+    "Register (or replace) the client's callback URL and passphrase",
+    {200: VerifyMessage},
+    access="none",
+    description="The client's credentials are in the body, not in a header.",
+    example={
+        "clientUuid": "7c2e9a41-1f0b-4b6e-8d3a-5e9c0f2a7b64",
+        "clientSecret": "…",
+        "callbackUrl": "https://kyc.example.com/gatehouse/callback",
+        "callbackPassphrase": "correct horse",
+    },
+    answer_example={"message": "Callback registered."},
+)
 async def set_webhook(request: Request) -> Response:
     """Register or replace the client's callback
     (docs/reference/verification.md §4.1): 200 `{"message"}`."""
@@ -125,6 +154,13 @@ RETRIEVE_PATH = "/clients/customers/{customer_uuid}"
 
 
 @interface.get(RETRIEVE_PATH)
+@Op(
+    "retrieveVerificationCustomer",
+    "Retrieve one of the client's customers",
+    {200: RetrievedCustomer},
+    access="basic",
+    answer_example=CUSTOMER_EXAMPLE,
+)
 async def retrieve_customer(request: Request, customer_uuid: str) -> Response:
     """Result retrieval (docs/reference/verification.md §4.2): HTTP Basic `clientUuid:clientSecret`.
 

@@ -21,10 +21,12 @@ from gatehouse.errors import GatehouseError
 from gatehouse.storage.tables.verification import VerificationClient
 from gatehouse.verification import clients
 from gatehouse.verification import sandbox as sandbox_customers
+from gatehouse.verification.schemas import RetrievedCustomer
 from gatehouse.verify.answers import bad_credentials, basic_credentials, message
 from gatehouse.web.auth import runtime_of
 from gatehouse.web.body import decode_json
 from gatehouse.web.context import write_context
+from gatehouse.web.openapi import Op
 from gatehouse.web.responses import JSONResponse
 
 router = APIRouter(prefix="/verify/sandbox", tags=["verification sandbox"])
@@ -84,6 +86,14 @@ async def _body(request: Request) -> object:
 
 
 @router.post("/customers", status_code=201, openapi_extra=_CUSTOMER_SCHEMA)
+@Op(
+    "createSandboxCustomer",
+    "Sandbox clients: create a customer (status 5); the real callbacks are sent",
+    {201: RetrievedCustomer},
+    access="basic",
+    description='Any client that is not a sandbox one gets 404 `{"message"}`.',
+    example={"email": "holder@example.com", "phone": "+971500000000"},
+)
 async def create_customer(request: Request) -> Response:
     """201 with the new customer (status 5) in the retrieval shape."""
     client = await _sandbox_client(request)
@@ -101,6 +111,13 @@ async def create_customer(request: Request) -> Response:
 
 
 @router.post("/customers/{customer_uuid}/status", openapi_extra=_STATUS_SCHEMA)
+@Op(
+    "setSandboxCustomerStatus",
+    "Sandbox clients: set a customer's status; the real callbacks are sent",
+    {200: RetrievedCustomer},
+    access="basic",
+    example={"status": 6},
+)
 async def change_status(request: Request, customer_uuid: str) -> Response:
     """200 with the customer after the move (codes 2, 5, 6, 7, 9, 10)."""
     client = await _sandbox_client(request)

@@ -34,6 +34,7 @@ from starlette.responses import Response
 from gatehouse.errors import ABORTED, INVALID_ARGUMENT, GatehouseError
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.core import IdempotencyRecord
+from gatehouse.storage.tx_statements import Tx
 from gatehouse.web.errors import error_body
 
 HEADER = "idempotency-key"
@@ -211,7 +212,7 @@ def _storable(status_code: int) -> bool:
 
 
 async def complete(
-    session: AsyncSession | AsyncConnection, request: Request, response: Response
+    session: AsyncSession | AsyncConnection | Tx, request: Request, response: Response
 ) -> None:
     """Store the response in the record, in the operation's own transaction.
 

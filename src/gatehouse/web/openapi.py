@@ -3,12 +3,11 @@
 FastAPI's generator gives the paths, the path parameters and the request bodies that routes
 declare with `web/body.py`'s `body_schema` (routes read their bodies themselves, after
 authentication, so FastAPI knows no body parameter). Everything else comes from one `Op` per
-JSON operation, kept by each surface in its `openapi.py` beside its routes: a stable
+JSON operation, the decorator of its route function (web/openapi_ops.py): a stable
 operationId, a summary, the success answers as the `TypedDict`s the views return (their JSON
 Schema from pydantic), the query parameters, the credential and the scope or role it needs,
 the errors that can occur, and examples. The surface of a path decides the rest: the security
-scheme, the error body, the headers (`Service-Request-Id` always; `RateLimit-*` on `/v1`
-answers; `Retry-After` on 429; `Idempotency-Key` on `/v1` writes).
+scheme, the error body, the headers (web/openapi_operation.py).
 
 The shared components are in `openapi_components.py`, the `webhooks` section (every event
 type of the catalogue and the verification callback) in `openapi_webhooks.py`, the /docs page
@@ -19,32 +18,39 @@ Nothing here runs per request: the document is built once per app and kept.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel
 
 from gatehouse.web import body
 from gatehouse.web.openapi_components import (
-    ERROR_DESCRIPTIONS,
     ERROR_SCHEMA,
     HEADERS,
-    IDEMPOTENCY_KEY,
-    PATH_EXAMPLES,
-    PATH_NAMES,
     REF,
     SECURITY_SCHEMES,
     VERIFY_ERROR_SCHEMA,
     Schemas,
     document_path,
-    header_ref,
 )
 from gatehouse.web.openapi_docs import DOCS_ASSETS, assets_directory, docs_asset, docs_page
 from gatehouse.web.openapi_finish import finish
+from gatehouse.web.openapi_operation import complete, surface_of, surface_security
+from gatehouse.web.openapi_ops import (
+    BINARY,
+    CURSOR,
+    LIMIT,
+    PAGE_SIZE,
+    Media,
+    Op,
+    Query,
+    declared_operations,
+    listing,
+    nullable,
+    page,
+    status_filter,
+)
 from gatehouse.web.openapi_webhooks import GATEHOUSE_DELIVERY_HEADERS, Webhook, webhook_item
 
 __all__ = [
@@ -54,13 +60,15 @@ __all__ = [
     "GATEHOUSE_DELIVERY_HEADERS",
     "LIMIT",
     "METHODS",
+    "PAGE_SIZE",
+    "Media",
     "Op",
-    "OperationTable",
     "Query",
     "Webhook",
     "all_operations",
     "assets_directory",
     "build_document",
+    "declared_operations",
     "docs_asset",
     "docs_page",
     "document_path",
@@ -75,310 +83,19 @@ __all__ = [
 
 METHODS = ("get", "put", "post", "patch", "delete")
 
-# `x-required-scope` of a tenant operation any scope may call.
-ANY_SCOPE = "any"
-
 # Gatehouse's licence (pyproject.toml), as the document states it.
 LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
-
-# What each surface is called in the document, by path prefix.
-TENANT = "tenant"
-STAFF = "staff"
-PORTAL = "portal"
-VERIFY = "verify"
-
-# A success answer whose body is raw bytes (a document's content), not JSON.
-BINARY = object()
-
-
-@dataclass(frozen=True)
-class Media:
-    """A success answer that is not (only) JSON: its media types and their schemas, and the
-    TypedDict of its JSON variant if it has one."""
-
-    content: Mapping[str, Any]
-    json: Any = None
-
-
-@dataclass(frozen=True)
-class Query:
-    """A query parameter the route reads itself from the query string."""
-
-    name: str
-    description: str
-    schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "string"})
-    required: bool = False
-
-
-@dataclass(frozen=True)
-class Op:
-    """What the document says about one operation beyond what FastAPI knows."""
-
-    operation_id: str
-    summary: str
-    # Success status -> the TypedDict or model of its body; None: no body.
-    ok: Mapping[int, Any]
-    # Tenant API: the scope; staff API: the least role; verify: "basic" or "none".
-    access: str | None = None
-    errors: Iterable[int] = ()
-    query: Sequence[Query] = ()
-    # A request body schema for a route whose decorator declares none.
-    body: type[BaseModel] | Mapping[str, Any] | None = None
-    body_required: bool = True
-    body_media: str = "application/json"
-    # Field -> schema, replacing what a loosely typed body model says (`Any`, a plain string
-    # where the server takes one of a few values); the route's checks stay as they are.
-    body_fields: Mapping[str, Any] = field(default_factory=dict)
-    example: Any = None
-    answer_example: Any = None
-    description: str | None = None
-    # Per-status wording for the success answers (e.g. created / repeated).
-    ok_descriptions: Mapping[int, str] = field(default_factory=dict)
-
-
-OperationTable = Mapping[tuple[str, str], Op]
-
-
-def surface_of(path: str) -> str | None:
-    if path == "/v1" or path.startswith("/v1/"):
-        return TENANT
-    if path.startswith("/staff/v1/"):
-        return STAFF
-    if path.startswith("/portal/api/"):
-        return PORTAL
-    if path.startswith("/verify/"):
-        return VERIFY
-    return None
-
-
-# -- pieces the surfaces' tables share ------------------------------------------------------
-
-PAGE_SIZE: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": 100}
-LIMIT = Query("limit", "Page size, 1 to 100.", PAGE_SIZE)
-CURSOR = Query("cursor", "The `nextCursor` of the previous page, with the same filters.")
-
-
-def status_filter(what: str, values: Iterable[str]) -> Query:
-    """`status`: only the `what` (e.g. "deliveries") with one of `values`."""
-    return Query(
-        "status", f"Only {what} with this status.", {"type": "string", "enum": list(values)}
-    )
-
-
-def nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [dict(schema), {"type": "null"}]}
-
-
-def page(element: Any) -> dict[str, Any]:
-    """The example of a one-element, last page."""
-    return {"data": [element], "nextCursor": None, "hasMore": False}
-
-
-def listing(
-    operation_id: str,
-    summary: str,
-    answer: Any,
-    access: str,
-    element_example: Any,
-    *,
-    filters: Sequence[Query] = (),
-    paging: Sequence[Query] = (LIMIT, CURSOR),
-) -> Op:
-    """A paged list: the paging parameters, then `filters`; its example a one-element page."""
-    return Op(
-        operation_id,
-        summary,
-        {200: answer},
-        access=access,
-        query=(*paging, *filters),
-        answer_example=page(element_example),
-    )
-
-
-# -- building ---------------------------------------------------------------------------------
-
-
-def _response_headers(surface: str, status: int, write: bool) -> dict[str, Any]:
-    headers: dict[str, Any] = {"Service-Request-Id": header_ref("ServiceRequestId")}
-    if surface == TENANT and status not in (401, 429):
-        required = 200 <= status < 300
-        for name, ref in (
-            ("RateLimit-Limit", "RateLimitLimit"),
-            ("RateLimit-Remaining", "RateLimitRemaining"),
-            ("RateLimit-Reset", "RateLimitReset"),
-        ):
-            headers[name] = header_ref(ref, required)
-        if write and 200 <= status < 300:
-            headers["Idempotent-Replayed"] = header_ref("IdempotentReplayed")
-    if status == 429:
-        # The per-key limit says when to retry; the per-address limit, checked before
-        # anything else, does not (docs/reference/tenant-api.md §4.1).
-        headers["Retry-After"] = header_ref("RetryAfter", False)
-    if status == 409 and surface == TENANT:
-        headers["Retry-After"] = header_ref("RetryAfter", False)
-    return headers
-
-
-def surface_security(surface: str | None, access: str | None = None) -> list[dict[str, list[str]]]:
-    """The security requirement of an operation of `surface`. The scope or role an operation
-    needs is `x-required-scope` / `x-required-role` (linters accept scopes on OAuth schemes
-    only, docs/api-reference.md)."""
-    if surface == TENANT:
-        return [{"apiKey": []}]
-    if surface == STAFF:
-        return [{"staffToken": []}]
-    if surface == PORTAL:
-        return [{"portalSession": []}]
-    if surface is None or access == "none":
-        return []
-    return [{"verifyClient": []}]
-
-
-def _default_errors(surface: str, method: str, path: str, access: str | None) -> set[int]:
-    write = method != "get"
-    errors = {400}
-    if surface == VERIFY:
-        errors.add(401)
-        if "{" in path or access != "none":
-            errors.add(404)
-        return errors
-    errors |= {401, 403}
-    if "{" in path:
-        errors.add(404)
-    if write:
-        errors.add(413)
-    if surface == TENANT:
-        errors.add(429)
-        if write:
-            errors.add(409)
-    return errors
-
-
-def _apply(
-    operation: dict[str, Any],
-    op: Op,
-    surface: str,
-    method: str,
-    path: str,
-    schemas: Schemas,
-) -> None:
-    write = method != "get"
-    operation["operationId"] = op.operation_id
-    operation["summary"] = op.summary
-    if op.description:
-        operation["description"] = op.description
-    _apply_access(operation, op, surface)
-    _apply_parameters(operation, op, surface, write)
-    _apply_body(operation, op, schemas)
-    operation["responses"] = _responses(op, surface, method, path, schemas)
-
-
-def _apply_access(operation: dict[str, Any], op: Op, surface: str) -> None:
-    """Security from the surface; the scope or role it needs, named in words too."""
-    operation["security"] = surface_security(surface, op.access)
-    if surface == TENANT and not op.access:
-        # Any scope will do (docs/reference/tenant-api.md §4.3).
-        operation["x-required-scope"] = ANY_SCOPE
-        operation["description"] = (
-            operation.get("description", "") + "\n\nAny scope will do."
-        ).strip()
-    if op.access and surface in (TENANT, STAFF):
-        operation["x-required-scope" if surface == TENANT else "x-required-role"] = op.access
-        needs = "scope" if surface == TENANT else "role (or higher)"
-        operation["description"] = (
-            operation.get("description", "") + f"\n\nNeeds the `{op.access}` {needs}."
-        ).strip()
-
-
-def _apply_parameters(operation: dict[str, Any], op: Op, surface: str, write: bool) -> None:
-    """Path parameters by their published names, the table's query parameters, and the
-    Idempotency-Key header of the tenant API's writes."""
-    parameters = [p for p in operation.get("parameters", []) if p.get("in") != "query"]
-    for parameter in parameters:
-        if parameter.get("in") == "path":
-            parameter["name"] = PATH_NAMES.get(parameter["name"], parameter["name"])
-            parameter["schema"] = {"type": "string", "minLength": 1}
-            if parameter["name"] in PATH_EXAMPLES:
-                parameter["example"] = PATH_EXAMPLES[parameter["name"]]
-    for query in op.query:
-        parameters.append(
-            {
-                "name": query.name,
-                "in": "query",
-                "required": query.required,
-                "description": query.description,
-                "schema": dict(query.schema),
-            }
-        )
-    if surface == TENANT and write:
-        parameters.append(copy.deepcopy(IDEMPOTENCY_KEY))
-    if parameters:
-        operation["parameters"] = parameters
-    else:
-        operation.pop("parameters", None)
-
-
-def _apply_body(operation: dict[str, Any], op: Op, schemas: Schemas) -> None:
-    if op.body is not None:
-        operation["requestBody"] = {
-            "required": op.body_required,
-            "content": {op.body_media: {"schema": schemas.of(op.body)}},
-        }
-    if op.body_fields and "requestBody" in operation:
-        for body_media in operation["requestBody"]["content"].values():
-            ref = body_media["schema"].get("$ref", "")
-            target = schemas.components.get(ref.rsplit("/", 1)[-1])
-            if target is not None:
-                properties = target.setdefault("properties", {})
-                for name, schema in op.body_fields.items():
-                    kept = {k: v for k, v in properties.get(name, {}).items() if k == "title"}
-                    properties[name] = {**kept, **schemas.of(schema)}
-    if op.example is not None and "requestBody" in operation:
-        for request_media in operation["requestBody"]["content"].values():
-            request_media["example"] = op.example
-
-
-def _responses(op: Op, surface: str, method: str, path: str, schemas: Schemas) -> dict[str, Any]:
-    """The documented answers, then the error answers the surface and the table name."""
-    write = method != "get"
-    responses: dict[str, Any] = {}
-    for status, kind in sorted(op.ok.items()):
-        answer: dict[str, Any] = {
-            "description": op.ok_descriptions.get(status, "Success."),
-            "headers": _response_headers(surface, status, write),
-        }
-        if kind is BINARY:
-            answer["content"] = {
-                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
-            }
-        elif isinstance(kind, Media):
-            answer["content"] = copy.deepcopy(dict(kind.content))
-            if kind.json is not None:
-                answer["content"]["application/json"] = {"schema": schemas.of(kind.json)}
-        elif kind is not None:
-            media: dict[str, Any] = {"schema": schemas.of(kind)}
-            if op.answer_example is not None:
-                media["example"] = op.answer_example
-            answer["content"] = {"application/json": media}
-        responses[str(status)] = answer
-    error_ref = REF.format(model="VerifyError" if surface == VERIFY else "Error")
-    for status in sorted(_default_errors(surface, method, path, op.access) | set(op.errors)):
-        responses[str(status)] = {
-            "description": ERROR_DESCRIPTIONS.get(status, "Error."),
-            "headers": _response_headers(surface, status, write),
-            "content": {"application/json": {"schema": {"$ref": error_ref}}},
-        }
-    return responses
 
 
 def build_document(
     app: FastAPI,
-    operations: OperationTable,
     webhooks: Mapping[str, Webhook],
     *,
     description: str,
 ) -> dict[str, Any]:
-    """The whole document: FastAPI's paths, completed from `operations`, and `webhooks`."""
+    """The whole document: FastAPI's paths, each completed from the `Op` its route declares
+    (web/openapi_ops.py), and `webhooks`."""
+    declared = declared_operations(app.routes)
     generated = get_openapi(
         title=app.title,
         version=app.version,
@@ -402,9 +119,9 @@ def build_document(
             operation = item.get(method)
             if operation is None:
                 continue
-            op = operations.get((method.upper(), path))
+            op = declared.get((method.upper(), path))
             if surface is not None and op is not None:
-                _apply(operation, op, surface, method, path, schemas)
+                complete(operation, op, surface, method, path, schemas)
             else:
                 operation.get("responses", {}).pop("422", None)
         paths[document_path(path)] = item

@@ -3,7 +3,7 @@ integrators' tools need of the whole document, applied to every operation whoeve
 so a new route complies without a line of its own.
 
 - Every operation (paths and webhooks) has a tag and a security requirement: when its route
-  or table names none, its surface's (`SURFACE_TAGS`, `surface_security`); the document
+  or `Op` names none, its surface's (`SURFACE_TAGS`, `surface_security`); the document
   defines every tag it uses (`tags`, with a description).
 - No schema publishes `default: null`, and a request field's other default is said in its
   description: an optional field is simply not required, and generators (openapi-typescript

@@ -10,6 +10,7 @@ from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from starlette.responses import Response
 
+from gatehouse.storage.tx_statements import Tx
 from gatehouse.web import idempotency
 
 
@@ -32,7 +33,7 @@ def json_response(
 
 async def respond(
     request: Request,
-    session: AsyncSession | AsyncConnection,
+    session: AsyncSession | AsyncConnection | Tx,
     status_code: int,
     content: Any = None,
     headers: Mapping[str, str] | None = None,

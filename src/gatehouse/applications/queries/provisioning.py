@@ -1,23 +1,24 @@
-"""The SQL of provisioning, as Core statements built once (bench/RESULTS.md).
+"""The provisioning store: every statement of POST /v1/applications (bench/RESULTS.md).
 
-Provisioning is the hottest write of the tenant API. Through the ORM unit of
-work it cost eight round trips and most of its CPU in flush bookkeeping; here
-each step is a statement compiled once (SQLAlchemy caches it) and run on the
-write transaction's connection:
+`NewApplication` is what a new identity inserts, built once: the application's row,
+its applicant member's row and the audit entry's. `ProvisioningStore` runs the
+statements of one identity in one write transaction (a `Tx`, storage/tx_statements.py),
+each compiled once and run on the transaction's driver connection:
 
-- a new identity: the lookup (identity or its erased pseudonym, locked), the
-  intake choice (intakes/service.py), then the application with its owner
-  already set, its applicant member and the audit entry. On PostgreSQL those
-  three INSERTs are one statement (data-modifying CTEs), on SQLite three.
-  These statements run on the transaction's driver connection, compiled once
-  (storage/tx_statements.py): SQLAlchemy's per-execution work was most of their
-  CPU.
-- a repeat: the lookup, the members, latest decision and current request in
-  one statement (applications/queries/snapshot.py), the applicant's member
-  when it was removed, then the refresh of `updated_at` (and of the owner)
-  with the audit entry: one statement on PostgreSQL, two on SQLite.
+- `find`: the identity (or its erased pseudonym) and, when there is none, the rows the
+  intake choice reads. One statement (UNION ALL) on SQLite, whose write transaction
+  (BEGIN IMMEDIATE) already serializes writers, and on PostgreSQL outside the lock;
+  under PostgreSQL's row lock the locked lookup, then the choice rows. Found under the
+  lock, the application comes with its members, latest decision and current request
+  (applications/queries/snapshot.py).
+- `create`: the application with its owner already set, its applicant member and the
+  audit entry; one statement on PostgreSQL (data-modifying CTEs, a no-op when a
+  concurrent call won the identity), three on SQLite.
+- `touch`: a repeat's member when the applicant's was removed, the refresh of
+  `updated_at` (and of the owner) and the audit entry; on PostgreSQL the last two are one
+  statement.
 
-The rules (what a repeat may change, when to refuse) stay in
+The rules (which intake, what a repeat may change, when to refuse) stay in
 applications/service/provisioning.py and domain/.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -42,14 +44,22 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.ext.asyncio import AsyncConnection
 
-from gatehouse.applications.queries.snapshot import SUMMARY_COLUMNS
+from gatehouse.applications.queries.snapshot import (
+    SUMMARY_COLUMNS,
+    Attachments,
+    MemberRow,
+    load_attachments_on,
+)
+from gatehouse.audit.context import WriteContext
+from gatehouse.domain.identity import Applicant
 from gatehouse.domain.members import ROLE_APPLICANT
-from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL, choose_among
+from gatehouse.domain.status import ApplicationStatus
+from gatehouse.ids import new_id
+from gatehouse.intakes.service import CHOICE_ATTACHED, CHOICE_BY_LABEL
 from gatehouse.storage.tables.applications import Application, Member
 from gatehouse.storage.tables.core import AuditEntry
-from gatehouse.storage.tx_statements import TxStatement, run_in
+from gatehouse.storage.tx_statements import Tx, TxStatement
 
 # What a repeat needs besides the read's own columns: the roster's owner and the lock flag.
 _LOOKUP_COLUMNS = (
@@ -82,8 +92,7 @@ def _lookup(pseudonyms: int) -> TxStatement:
 
 
 _LOOKUPS: dict[int, TxStatement] = {}
-_CHOICE_BY_LABEL = TxStatement(CHOICE_BY_LABEL)
-_CHOICE_ATTACHED = TxStatement(CHOICE_ATTACHED)
+_CHOICES = {True: TxStatement(CHOICE_BY_LABEL), False: TxStatement(CHOICE_ATTACHED)}
 _INTAKE_COLUMNS = tuple(CHOICE_ATTACHED.selected_columns)
 _IntakeRow = namedtuple("_IntakeRow", list(CHOICE_ATTACHED.selected_columns.keys()))  # type: ignore[misc]
 
@@ -176,107 +185,38 @@ _APPLICATION_COLUMNS = tuple(Application.__table__.c)
 _CREATE_APPLICATION = _insert_all(Application.__table__)
 _CREATE_MEMBER = _insert_all(Member.__table__)
 _CREATE_AUDIT = _insert_all(AuditEntry.__table__)
-_INSERT_MEMBER = insert(Member)
-_INSERT_AUDIT = insert(AuditEntry)
-
-_TOUCH = (
-    update(Application)
-    .where(Application.id == bindparam("application_id"))
-    .values(updated_at=bindparam("now"))
-)
-_TOUCH_WITH_OWNER = _TOUCH.values(owner_uid=bindparam("new_owner"))
 
 
-def _touch_and_audit(touch: Any) -> Any:
+def _touch(with_owner: bool) -> Any:
+    touch = (
+        update(Application)
+        .where(Application.id == bindparam("application_id"))
+        .values(updated_at=bindparam("now", type_=Application.updated_at.type))
+    )
+    if with_owner:
+        touch = touch.values(owner_uid=bindparam("new_owner", type_=Application.owner_uid.type))
+    return touch
+
+
+def _touch_and_audit(with_owner: bool) -> TxStatement:
     """PostgreSQL: the refresh and its audit entry in one statement."""
-    touched = touch.returning(Application.id).cte("touched")
-    return _audit_from(touched)
+    touched = _touch(with_owner).returning(Application.id).cte("touched")
+    return TxStatement(_audit_from(touched))
 
 
-_TOUCH_AND_AUDIT = _touch_and_audit(_TOUCH)
-_TOUCH_WITH_OWNER_AND_AUDIT = _touch_and_audit(_TOUCH_WITH_OWNER)
-
-
-def _every(columns: Sequence[Any], values: dict[str, Any]) -> dict[str, Any]:
-    return {column.key: values.get(column.key) for column in columns}
+# (SQLite's statement, PostgreSQL's) by whether the owner changes too.
+_TOUCHES = {
+    with_owner: (TxStatement(_touch(with_owner)), _touch_and_audit(with_owner))
+    for with_owner in (False, True)
+}
 
 
 def _prefixed(values: dict[str, Any], prefix: str) -> dict[str, Any]:
     return {prefix + key: value for key, value in values.items()}
 
 
-async def lock_identity(
-    connection: AsyncConnection,
-    tenant_id: str,
-    identity: str,
-    pseudonyms: Sequence[str],
-    *,
-    alone: bool = False,
-) -> Application | None:
-    """The application of `identity`, else of its erased pseudonym, row-locked; or None.
-
-    The row comes back as a transient `Application` holding the columns the
-    rules and the read need (not attached to any session). `alone`: outside the
-    transaction if none is open yet (storage/tx_statements.py), the lock then lasting
-    the statement only.
-    """
-    lookup = _LOOKUPS.get(len(pseudonyms))
-    if lookup is None:
-        lookup = _LOOKUPS[len(pseudonyms)] = _lookup(len(pseudonyms))
-    params = {"tenant_id": tenant_id, "identity": identity}
-    for n, pseudonym in enumerate(pseudonyms):
-        params[f"pseudonym_{n}"] = pseudonym
-    rows = await run_in(connection, lookup, params, alone=alone)
-    if not rows:
-        return None
-    # The identity itself wins over an erased pseudonym (they cannot both exist today).
-    row = next((r for r in rows if r.identity == identity), rows[0])
-    return Application(**row._asdict())
-
-
-async def find_with_intakes(
-    connection: AsyncConnection,
-    tenant_id: str,
-    identity: str,
-    pseudonyms: Sequence[str],
-    label_id: str | None,
-) -> tuple[Application | None, list[Any]]:
-    """`lock_identity` without the lock, outside the transaction (`alone`), and the rows
-    the intake choice reads (`choose_among`), in one round trip.
-
-    For PostgreSQL's new identities, which need no transaction: a row found here is read
-    again under its lock, in the transaction, before anything is answered from it.
-    """
-    key = (len(pseudonyms), label_id is not None)
-    statement = _LOOKUPS_AND_CHOICES.get(key)
-    if statement is None:
-        statement = _LOOKUPS_AND_CHOICES[key] = _lookup_and_choice(*key)
-    params = {"tenant_id": tenant_id, "identity": identity, "label_id": label_id}
-    for n, pseudonym in enumerate(pseudonyms):
-        params[f"pseudonym_{n}"] = pseudonym
-    rows = await run_in(connection, statement, params, alone=True)
-    width = len(_LOOKUP_COLUMNS)
-    found = [row[1 : 1 + width] for row in rows if row[0] == 0]
-    intakes = [_IntakeRow._make(row[1 + width :]) for row in rows if row[0] == 1]
-    if not found:
-        return None, intakes
-    keys = [column.key for column in _LOOKUP_COLUMNS]
-    values = next((f for f in found if f[keys.index("identity")] == identity), found[0])
-    return Application(**dict(zip(keys, values, strict=True))), intakes
-
-
-async def choose_intake(
-    connection: AsyncConnection, tenant_id: str, label_id: str | None, *, alone: bool = False
-) -> str:
-    """The label id of a new application (intakes/service.py: `choose_among`)."""
-    if label_id is not None:
-        rows = await run_in(connection, _CHOICE_BY_LABEL, {"label_id": label_id}, alone=alone)
-    else:
-        rows = await run_in(connection, _CHOICE_ATTACHED, {"tenant_id": tenant_id}, alone=alone)
-    return choose_among(rows, tenant_id, label_id)
-
-
-def member_values(member_id: str, application_id: str, email: str, now: datetime) -> dict[str, Any]:
+def member_row(member_id: str, application_id: str, email: str, now: datetime) -> dict[str, Any]:
+    """The row of an applicant member joining now."""
     return {
         "id": member_id,
         "application_id": application_id,
@@ -286,59 +226,169 @@ def member_values(member_id: str, application_id: str, email: str, now: datetime
     }
 
 
-async def create(
-    connection: AsyncConnection,
-    application: dict[str, Any],
-    member: dict[str, Any],
-    audit: dict[str, Any],
-    *,
-    sqlite: bool,
-    alone: bool = False,
-) -> bool:
-    """INSERT the application, its applicant member and the audit entry.
+@dataclass(frozen=True, slots=True)
+class NewApplication:
+    """What provisioning a new identity inserts, built once: the application's row (every
+    column), its applicant member's row (the owner) and the audit entry's."""
 
-    False (and nothing written) when a concurrent call won the identity; on
-    SQLite that cannot happen (the write transaction serializes writers). On
-    PostgreSQL the three are one statement, which `alone` commits by itself when
-    no transaction is open yet.
-    """
-    if sqlite:
-        await run_in(connection, _CREATE_APPLICATION, _every(_APPLICATION_COLUMNS, application))
-        await run_in(connection, _CREATE_MEMBER, member)
-        await run_in(connection, _CREATE_AUDIT, audit)
-        return True
-    params = {
-        **{f"app_{column.key}": application.get(column.key) for column in _APPLICATION_COLUMNS},
-        "member_id": member["id"],
-        "member_email": member["email"],
-        "member_joined_at": member["joined_at"],
-        **_prefixed(audit, "audit_"),
-    }
-    return bool(await run_in(connection, _CREATE_POSTGRES, params, alone=alone))
+    row: dict[str, Any]
+    member: dict[str, Any]
+    audit: dict[str, Any]
+
+    @classmethod
+    def build(
+        cls, ctx: WriteContext, tenant_id: str, applicant: Applicant, label_id: str
+    ) -> NewApplication:
+        application_id, member_id = new_id("app"), new_id("mem")
+        row: dict[str, Any] = dict.fromkeys(column.key for column in _APPLICATION_COLUMNS)
+        row.update(
+            id=application_id,
+            tenant_id=tenant_id,
+            identity=applicant.identity,
+            external_ref=applicant.external_ref,
+            applicant_email=applicant.email,
+            company_name=applicant.company_name,
+            label_id=label_id,
+            status=ApplicationStatus.PENDING,
+            owner_uid=member_id,
+            locked=False,
+            form_data={},
+            event_sequence=0,
+            request_sequence=0,
+            created_at=ctx.now,
+            updated_at=ctx.now,
+            status_changed_at=ctx.now,
+        )
+        member = member_row(member_id, application_id, applicant.email or "", ctx.now)
+        audit = ctx.audit_values("application.create", application_id, application_id)
+        return cls(row, member, audit)
+
+    def application(self) -> Application:
+        """The application as it was inserted (not attached to any session)."""
+        return Application(**self.row)
+
+    def applicant_member(self) -> MemberRow:
+        member = self.member
+        return MemberRow(member["id"], member["email"], member["role"], member["joined_at"])
 
 
-async def insert_member(connection: AsyncConnection, values: dict[str, Any]) -> None:
-    await connection.execute(_INSERT_MEMBER, values)
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What `find` saw of an identity: its application (with what hangs off it when found
+    under the lock), or the rows the intake choice reads (`intakes/service.py`,
+    `choose_among`) when there is none."""
+
+    application: Application | None
+    attachments: Attachments | None
+    intakes: Sequence[Any]
 
 
-async def touch(
-    connection: AsyncConnection,
-    application_id: str,
-    now: datetime,
-    owner_uid: str | None,
-    audit: dict[str, Any],
-    *,
-    sqlite: bool,
-) -> None:
-    """Refresh `updated_at` (docs/reference/tenant-api.md §5.1 rule 2), set the owner when
-    given, and audit.
-    """
-    params: dict[str, Any] = {"application_id": application_id, "now": now}
-    if owner_uid is not None:
-        params["new_owner"] = owner_uid
-    if sqlite:
-        await connection.execute(_TOUCH if owner_uid is None else _TOUCH_WITH_OWNER, params)
-        await connection.execute(_INSERT_AUDIT, audit)
-        return
-    statement = _TOUCH_AND_AUDIT if owner_uid is None else _TOUCH_WITH_OWNER_AND_AUDIT
-    await connection.execute(statement, {**params, **_prefixed(audit, "audit_")})
+class ProvisioningStore:
+    """The statements of provisioning one identity, in one write transaction."""
+
+    def __init__(self, tx: Tx, tenant_id: str, identity: str, pseudonyms: Sequence[str]) -> None:
+        self.tx = tx
+        self.sqlite = tx.is_sqlite
+        self._identity = identity
+        self._params: dict[str, Any] = {"tenant_id": tenant_id, "identity": identity}
+        for n, pseudonym in enumerate(pseudonyms):
+            self._params[f"pseudonym_{n}"] = pseudonym
+        self._pseudonyms = len(pseudonyms)
+
+    async def find(self, label_id: str | None, *, locked: bool) -> Found:
+        """The identity's application, else the intake choice's rows.
+
+        Not `locked` (PostgreSQL): outside the transaction while none is open yet
+        (`alone`), so a row found this way must be found again under the lock before
+        anything is answered from it. On SQLite the write transaction holds the lock.
+        """
+        if self.sqlite or not locked:
+            application, intakes = await self._look_and_choose(label_id, alone=not locked)
+        else:
+            application, intakes = await self._lock(), []
+            if application is None:
+                intakes = await self.tx.run(_CHOICES[label_id is not None], self._choice(label_id))
+        if application is None or not locked:
+            return Found(application, None, intakes)
+        return Found(application, await load_attachments_on(self.tx, application.id), [])
+
+    def _choice(self, label_id: str | None) -> dict[str, Any]:
+        if label_id is None:
+            return {"tenant_id": self._params["tenant_id"]}
+        return {"label_id": label_id}
+
+    def _found(self, rows: Sequence[Sequence[Any]]) -> Application | None:
+        """The identity itself wins over an erased pseudonym (they cannot both exist today)."""
+        if not rows:
+            return None
+        keys = [column.key for column in _LOOKUP_COLUMNS]
+        at = keys.index("identity")
+        values = next((row for row in rows if row[at] == self._identity), rows[0])
+        return Application(**dict(zip(keys, values, strict=True)))
+
+    async def _lock(self) -> Application | None:
+        """The lookup, row-locked (PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes)."""
+        lookup = _LOOKUPS.get(self._pseudonyms)
+        if lookup is None:
+            lookup = _LOOKUPS[self._pseudonyms] = _lookup(self._pseudonyms)
+        return self._found(await self.tx.run(lookup, self._params))
+
+    async def _look_and_choose(
+        self, label_id: str | None, *, alone: bool
+    ) -> tuple[Application | None, list[Any]]:
+        """The lookup without the lock and the intake choice's rows, in one round trip."""
+        key = (self._pseudonyms, label_id is not None)
+        statement = _LOOKUPS_AND_CHOICES.get(key)
+        if statement is None:
+            statement = _LOOKUPS_AND_CHOICES[key] = _lookup_and_choice(*key)
+        params = {**self._params, "label_id": label_id}
+        rows = await self.tx.run(statement, params, alone=alone)
+        width = len(_LOOKUP_COLUMNS)
+        found = [row[1 : 1 + width] for row in rows if row[0] == 0]
+        intakes = [_IntakeRow._make(row[1 + width :]) for row in rows if row[0] == 1]
+        return self._found(found), intakes
+
+    async def create(self, new: NewApplication, *, alone: bool = False) -> bool:
+        """INSERT the application, its applicant member and the audit entry.
+
+        False (and nothing written) when a concurrent call won the identity; on SQLite
+        that cannot happen (the write transaction serializes writers). On PostgreSQL the
+        three are one statement, which `alone` commits by itself when no transaction is
+        open yet.
+        """
+        if self.sqlite:
+            await self.tx.run(_CREATE_APPLICATION, new.row)
+            await self.tx.run(_CREATE_MEMBER, new.member)
+            await self.tx.run(_CREATE_AUDIT, new.audit)
+            return True
+        params = {
+            **_prefixed(new.row, "app_"),
+            **_prefixed(new.member, "member_"),
+            **_prefixed(new.audit, "audit_"),
+        }
+        return bool(await self.tx.run(_CREATE_POSTGRES, params, alone=alone))
+
+    async def touch(
+        self,
+        ctx: WriteContext,
+        application_id: str,
+        *,
+        joined: MemberRow | None = None,
+        owner_uid: str | None = None,
+    ) -> None:
+        """A repeat's writes: the applicant's member when it `joined` again, the refresh of
+        `updated_at` (docs/reference/tenant-api.md §5.1 rule 2), the owner when given, and
+        the audit entry (`application.provision`)."""
+        if joined is not None:
+            member = member_row(joined.id, application_id, joined.email, joined.joined_at)
+            await self.tx.run(_CREATE_MEMBER, member)
+        params: dict[str, Any] = {"application_id": application_id, "now": ctx.now}
+        if owner_uid is not None:
+            params["new_owner"] = owner_uid
+        audit = ctx.audit_values("application.provision", application_id, application_id)
+        sqlite_touch, postgres_touch = _TOUCHES[owner_uid is not None]
+        if self.sqlite:
+            await self.tx.run(sqlite_touch, params)
+            await self.tx.run(_CREATE_AUDIT, audit)
+            return
+        await self.tx.run(postgres_touch, {**params, **_prefixed(audit, "audit_")})

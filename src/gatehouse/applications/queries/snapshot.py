@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import bindparam, func, literal_column, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.applications.queries.rows import CURRENT_REQUEST_STATES
 from gatehouse.applications.schemas import Application as ApplicationView
@@ -41,6 +41,7 @@ from gatehouse.storage.tables.applications import (
     InfoRequestItem,
     Member,
 )
+from gatehouse.storage.tx_statements import Tx, TxStatement
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +181,8 @@ _STATEMENT = _statement()
 _READ_STATEMENT = _statement(*SUMMARY_COLUMNS)
 # The read itself is compiled once per dialect and run on the driver (storage/prepared.py).
 _READ = PreparedRead(_READ_STATEMENT)
+# The same for a write transaction's statements (storage/tx_statements.py).
+_ATTACHMENTS = TxStatement(_STATEMENT)
 
 
 async def load_attachments(session: AsyncSession, application_id: str) -> Attachments:
@@ -191,9 +194,9 @@ async def load_attachments(session: AsyncSession, application_id: str) -> Attach
     return _attachments(rows, application_id)
 
 
-async def load_attachments_on(connection: AsyncConnection, application_id: str) -> Attachments:
-    """`load_attachments` on a Core connection, for writes that run no unit of work."""
-    rows = (await connection.execute(_STATEMENT, {"application_id": application_id})).all()
+async def load_attachments_on(tx: Tx, application_id: str) -> Attachments:
+    """`load_attachments` in a write transaction that runs no unit of work."""
+    rows = await tx.run(_ATTACHMENTS, {"application_id": application_id})
     return _attachments(rows, application_id)
 
 

@@ -7,8 +7,8 @@ the first insert uses ON CONFLICT DO NOTHING and a loser re-reads the
 winner's row under its lock; on SQLite the write transaction (BEGIN
 IMMEDIATE) already serializes the check and the insert.
 
-The SQL runs as Core statements on the write transaction's connection
-(applications/queries/provisioning.py); this module holds the flow and the rules.
+The SQL is the provisioning store's (applications/queries/provisioning.py), run in the
+caller's write transaction; this module holds the flow and the rules.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from gatehouse.applications.queries import provisioning as store
-from gatehouse.applications.queries.snapshot import Attachments, load_attachments_on
+from gatehouse.applications.queries.provisioning import Found, NewApplication, ProvisioningStore
+from gatehouse.applications.queries.snapshot import Attachments, MemberRow
 from gatehouse.applications.schemas import Application as ApplicationView
 from gatehouse.applications.service.guards import enforce
 from gatehouse.applications.service.links import mint_link
@@ -32,14 +32,14 @@ from gatehouse.domain.identity import (
     erased_identity_candidates,
     is_bound_to_other_email,
 )
-from gatehouse.domain.members import Roster, check_room_for_one_more
+from gatehouse.domain.members import ROLE_APPLICANT, Roster, check_room_for_one_more
 from gatehouse.domain.principals import TenantPrincipal
-from gatehouse.domain.status import ApplicationStatus
 from gatehouse.errors import ALREADY_EXISTS, GatehouseError
 from gatehouse.ids import new_id
 from gatehouse.intakes.service import choose_among
 from gatehouse.runtime import Runtime
-from gatehouse.storage.tables.applications import Application, Member
+from gatehouse.storage.tables.applications import Application
+from gatehouse.storage.tx_statements import ConnectionTx, Tx, as_tx
 
 
 @dataclass(slots=True)
@@ -51,6 +51,12 @@ class Provisioned:
     created: bool
     attachments: Attachments
 
+    @classmethod
+    def new(cls, new: NewApplication) -> Provisioned:
+        """A new application has only its applicant, no decision and no request yet."""
+        member = new.applicant_member()
+        return cls(new.application(), member, True, Attachments([member], None, None))
+
     def view(self) -> ApplicationView:
         found = self.attachments
         return application_view(
@@ -58,39 +64,17 @@ class Provisioned:
         )
 
 
-def _new_application_values(
-    ctx: WriteContext, tenant_id: str, applicant: Applicant, label_id: str, owner_uid: str
-) -> dict[str, Any]:
-    return {
-        "id": new_id("app"),
-        "tenant_id": tenant_id,
-        "identity": applicant.identity,
-        "external_ref": applicant.external_ref,
-        "applicant_email": applicant.email,
-        "company_name": applicant.company_name,
-        "label_id": label_id,
-        "status": ApplicationStatus.PENDING,
-        "owner_uid": owner_uid,
-        "locked": False,
-        "form_data": {},
-        "event_sequence": 0,
-        "request_sequence": 0,
-        "created_at": ctx.now,
-        "updated_at": ctx.now,
-        "status_changed_at": ctx.now,
-    }
-
-
 async def _repeat(
-    connection: AsyncConnection,
+    store: ProvisioningStore,
     ctx: WriteContext,
     tenant: TenantPrincipal,
-    application: Application,
+    found: Found,
     applicant: Applicant,
-    *,
-    sqlite: bool,
 ) -> Provisioned:
     """Rule 2: no rename, no intake change; refresh updatedAt; restore the applicant."""
+    application, attachments = found.application, found.attachments
+    if application is None or attachments is None:
+        raise RuntimeError("a repeat needs the application found under its lock")
     if application.erased_at is not None:
         enforce(Operation.PROVISION, tenant, application)
     if is_bound_to_other_email(application.applicant_email, applicant.email):
@@ -98,36 +82,32 @@ async def _repeat(
             ALREADY_EXISTS, "This externalRef is bound to another applicant email."
         )
     enforce(Operation.PROVISION, tenant, application)
-    found = await load_attachments_on(connection, application.id)
-    members = found.members
+    members = attachments.members
     roster = Roster(
         [(m.id, m.email) for m in members], application.owner_uid, application.applicant_email
     )
     applicant_uid = roster.uid_of(applicant.email)
+    joined: MemberRow | None = None
     new_owner: str | None = None
-    member: MemberFields
     if applicant_uid is None:
         check_room_for_one_more(len(members))
-        values = store.member_values(
-            new_id("mem"), application.id, application.applicant_email or "", ctx.now
-        )
-        await store.insert_member(connection, values)
-        member = Member(**values)
+        email = application.applicant_email or ""
         # Joined now: the last in joining order.
-        members = [*members, member]
+        joined = MemberRow(new_id("mem"), email, ROLE_APPLICANT, ctx.now)
+        members = [*members, joined]
         if roster.current_owner() is None:
-            new_owner = application.owner_uid = member.id
+            new_owner = application.owner_uid = joined.id
+        member: MemberFields = joined
     else:
         member = next(m for m in members if m.id == applicant_uid)
-    audit = ctx.audit_values("application.provision", application.id, application.id)
-    await store.touch(connection, application.id, ctx.now, new_owner, audit, sqlite=sqlite)
+    await store.touch(ctx, application.id, joined=joined, owner_uid=new_owner)
     application.updated_at = ctx.now
-    attachments = Attachments(members, found.latest_decision, found.open_info_request)
-    return Provisioned(application, member, False, attachments)
+    found_now = Attachments(members, attachments.latest_decision, attachments.open_info_request)
+    return Provisioned(application, member, False, found_now)
 
 
 async def provision(
-    connection: AsyncConnection,
+    tx: Tx | AsyncConnection,
     runtime: Runtime,
     ctx: WriteContext,
     tenant: TenantPrincipal,
@@ -142,57 +122,33 @@ async def provision(
     `application.provision`) in the caller's transaction.
 
     `alone`: the caller writes nothing else in this transaction. On PostgreSQL a new
-    identity then needs no transaction: its lookup and intake choice are reads, and
-    the application, its member and its audit entry are one statement, so they run
-    on their own, without BEGIN and COMMIT (under READ COMMITTED a lookup that finds
+    identity then needs no transaction: its lookup and intake choice are one read, and
+    the application, its member and its audit entry are one statement, so they run on
+    their own, without BEGIN and COMMIT (under READ COMMITTED a lookup that finds
     nothing holds no lock either way). Finding the identity, or losing it to a
     concurrent call, opens the transaction, in which the row is read again under its
     lock before the repeat is answered.
     """
     enforce(Operation.PROVISION, tenant, None)
-    sqlite = runtime.db.is_sqlite
-    loose = alone and not sqlite
     pseudonyms = erased_identity_candidates(runtime.crypto.hash_candidates(applicant.identity))
-    existing: Application | None = None
-    intakes: list[Any] | None = None
-    if loose:
-        existing, intakes = await store.find_with_intakes(
-            connection, tenant.tenant_id, applicant.identity, pseudonyms, label_id
-        )
-        if existing is not None:
-            # Found outside the transaction: read it again in it, under the lock.
-            loose, intakes = False, None
-    if not loose:
-        existing = await store.lock_identity(
-            connection, tenant.tenant_id, applicant.identity, pseudonyms
-        )
-    if existing is not None:
-        return await _repeat(connection, ctx, tenant, existing, applicant, sqlite=sqlite)
-    if intakes is not None:
-        chosen = choose_among(intakes, tenant.tenant_id, label_id)
-    else:
-        chosen = await store.choose_intake(connection, tenant.tenant_id, label_id)
-    member_id = new_id("mem")
-    values = _new_application_values(ctx, tenant.tenant_id, applicant, chosen, member_id)
-    member = store.member_values(member_id, values["id"], applicant.email or "", ctx.now)
-    audit = ctx.audit_values("application.create", values["id"], values["id"])
-    created = await store.create(connection, values, member, audit, sqlite=sqlite, alone=loose)
-    if not created:
+    store = ProvisioningStore(as_tx(tx), tenant.tenant_id, applicant.identity, pseudonyms)
+    loose = alone and not store.sqlite
+    found = await store.find(label_id, locked=not loose)
+    if found.application is not None and loose:
+        # Found outside the transaction: read it again in it, under the lock.
+        found, loose = await store.find(label_id, locked=True), False
+    if found.application is None:
+        chosen = choose_among(found.intakes, tenant.tenant_id, label_id)
+        new = NewApplication.build(ctx, tenant.tenant_id, applicant, chosen)
+        if await store.create(new, alone=loose):
+            return Provisioned.new(new)
         # A concurrent first call committed this identity: this call is a repeat.
-        existing = await store.lock_identity(
-            connection, tenant.tenant_id, applicant.identity, pseudonyms
-        )
-        if existing is None:
-            raise RuntimeError("the insert yielded to a concurrent one that cannot be found")
-        return await _repeat(connection, ctx, tenant, existing, applicant, sqlite=sqlite)
-    # A new application has only its applicant, no decision and no request yet.
-    applicant_member = Member(**member)
-    attachments = Attachments([applicant_member], None, None)
-    return Provisioned(Application(**values), applicant_member, True, attachments)
+        found = await store.find(label_id, locked=True)
+    return await _repeat(store, ctx, tenant, found, applicant)
 
 
 async def create_application(
-    connection: AsyncConnection,
+    tx: Tx | AsyncConnection,
     runtime: Runtime,
     ctx: WriteContext,
     tenant: TenantPrincipal,
@@ -206,7 +162,7 @@ async def create_application(
 
     `alone`: nothing else (no Idempotency-Key record) is written in this transaction.
     """
-    result = await provision(connection, runtime, ctx, tenant, applicant, label_id, alone=alone)
+    result = await provision(tx, runtime, ctx, tenant, applicant, label_id, alone=alone)
     return (201 if result.created else 200), result.view()
 
 
@@ -221,8 +177,8 @@ async def create_login_session(
 ) -> dict[str, Any]:
     """POST /v1/login-sessions: provision, then a link for the applicant
     (docs/reference/tenant-api.md §5.2)."""
-    connection = await session.connection()
-    result = await provision(connection, runtime, ctx, tenant, applicant, label_id)
+    tx = ConnectionTx(await session.connection())
+    result = await provision(tx, runtime, ctx, tenant, applicant, label_id)
     application_id = result.application.id
     link = mint_link(
         session,

@@ -1,4 +1,5 @@
-"""The webhook delivery worker: `loop` schedules, `claims` leases, `recorder` writes outcomes."""
+"""The webhook delivery worker: `loop` takes turns, `claims` leases (`turnover`: one statement
+on PostgreSQL), `recorder` writes the outcomes a turn does not."""
 
 from gatehouse.webhooks.delivery.claims import sample_queue
 from gatehouse.webhooks.delivery.loop import (

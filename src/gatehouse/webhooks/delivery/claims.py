@@ -1,23 +1,26 @@
 """Claiming due deliveries, with what sending them needs (docs/reference/webhooks.md §6.3).
 
-A claim is one write transaction (the fair claim of fair.py, leased like every queue of
+A claim is one write turn (the fair claim of fair.py, leased like every queue of
 storage/leases.py): it leases up to `limit` due deliveries of endpoints and tenants
 with room — `attempts` + 1, `claim_token`, `lease_until`, and
-`next_attempt_at` moved to the lease end — before anything is sent, then reads
+`next_attempt_at` moved to the lease end — before anything is sent, and reads
 each delivery's target (event body, endpoint URL and state, active secrets).
+The same turn records the successes the worker brings back (turnover.py).
 Deliveries whose endpoint is deleted (or whose event is gone) are retired as
 `cancelled`, those whose endpoint is disabled as `dead`, with the attempt
 given back: nothing was sent.
 
-PostgreSQL returns the targets from the claim statement itself (one round
-trip); SQLite's RETURNING cannot name joined tables, so it looks them up in
-the same transaction (its extra queries cost no network).
+PostgreSQL: the whole turn is one statement (turnover.py: record, pick, lock,
+lease, targets). SQLite: one write transaction — record, pick, lease, then look
+up the targets (its RETURNING cannot name joined tables; its extra queries cost
+no network, and its one writer means nothing is taken meanwhile).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,13 +29,11 @@ from sqlalchemy import (
     RowMapping,
     Select,
     Table,
-    Update,
     and_,
     bindparam,
     case,
     func,
     literal,
-    literal_column,
     or_,
     select,
     update,
@@ -46,6 +47,7 @@ from gatehouse.storage.base import UTCDateTime
 from gatehouse.storage.leases import Lease
 from gatehouse.storage.tables.core import Event
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint, WebhookSecret
+from gatehouse.storage.tx_statements import run_in
 from gatehouse.webhooks.delivery.fair import (
     Shares,
     Slots,
@@ -53,6 +55,12 @@ from gatehouse.webhooks.delivery.fair import (
     claim_picked,
     fair_pick,
     next_due_query,
+)
+from gatehouse.webhooks.delivery.turnover import (
+    TURNOVER,
+    Succeeded,
+    record_successes,
+    turnover_parameters,
 )
 
 log = logging.getLogger("gatehouse.webhooks")
@@ -99,7 +107,7 @@ class Claim:
         }
 
     @classmethod
-    def of(cls, row: RowMapping, lease: Lease) -> Claim:
+    def of(cls, row: Mapping[Any, Any], lease: Lease) -> Claim:
         return cls(
             delivery_id=row["delivery_id"],
             event_id=row["event_id"],
@@ -143,42 +151,38 @@ class Claims:
         async with self.runtime.db.read() as session:
             return await session.scalar(self._next_due, params)
 
-    async def claim(self, limit: int, slots: Slots[Claim] | None = None) -> list[Claim]:
+    async def claim(
+        self,
+        limit: int,
+        slots: Slots[Claim] | None = None,
+        *,
+        succeeded: Sequence[Succeeded] = (),
+        healthy: Sequence[str] = (),
+        leaving: Sequence[Claim] = (),
+    ) -> list[Claim]:
         """Lease up to `limit` due deliveries, fairly (fair.py), with what sending them
-        needs; `slots`: what the worker already holds (none when not given)."""
+        needs; `slots`: what the worker already holds (none when not given).
+
+        In the same turn (one statement on PostgreSQL, turnover.py; one transaction on
+        SQLite), record `succeeded` and mark `healthy` endpoints healthy; `leaving`: the
+        held claims those successes end (their room counts as free)."""
         slots = slots or self._no_slots
         now = self.runtime.now()
         lease = Lease.take(now, self.lease)
-        is_postgres = not self.runtime.db.is_sqlite
-        stmt = claim_picked(
-            is_postgres,
-            {
-                "attempts": Delivery.attempts + 1,
-                "claim_token": lease.token,
-                "lease_until": lease.until,
-                "next_attempt_at": lease.until,
-                "last_attempt_at": now,
-                "first_attempt_at": func.coalesce(
-                    Delivery.first_attempt_at, literal(now, UTCDateTime())
-                ),
-            },
-        )
-        retired: list[tuple[Claim, str, str]] = []
-        async with self.runtime.db.write() as session:
-            pick = self._picks.get(slots.shares)
-            if pick is None:
-                pick = self._picks[slots.shares] = fair_pick(is_postgres, slots.shares)
-            ids = list((await session.execute(pick, claim_parameters(now, limit, slots))).scalars())
-            if not ids:
-                return []
-            params = {"ids": ids, "now": now}
-            if not is_postgres:
-                rows = (await session.execute(stmt.returning(*_CLAIMED), params)).mappings()
-                claims = [Claim.of(row, lease) for row in rows.all()]
-                targets = await self._look_up_targets(session, claims, now) if claims else {}
-            else:
-                claims, targets = await self._claim_with_targets(session, stmt, params, lease, now)
-            ready = await self._ready(session, claims, targets, retired)
+        params = claim_parameters(now, limit, slots, leaving)
+        if self.runtime.db.is_sqlite:
+            async with self.runtime.db.write() as session:
+                if succeeded:
+                    await record_successes(session, succeeded, healthy, now)
+                claims, targets = await self._claim_sqlite(session, params, lease, slots.shares)
+                ready, retired = self._ready(claims, targets)
+                await _retire_all(session, retired)
+        else:
+            claims, targets = await self._turnover(params, lease, slots.shares, succeeded, healthy)
+            ready, retired = self._ready(claims, targets)
+            if retired:
+                async with self.runtime.db.write() as session:
+                    await _retire_all(session, retired)
         for claim, status, error in retired:  # committed: count and say so
             metrics.count_deliveries(QUEUE, status)
             log.info(
@@ -187,53 +191,71 @@ class Claims:
             )
         return ready
 
-    async def _claim_with_targets(
+    def _lease_values(self, lease: Lease) -> dict[str, Any]:
+        now = lease.taken_at
+        return {
+            "attempts": Delivery.attempts + 1,
+            "claim_token": lease.token,
+            "lease_until": lease.until,
+            "next_attempt_at": lease.until,
+            "last_attempt_at": now,
+            "first_attempt_at": func.coalesce(
+                Delivery.first_attempt_at, literal(now, UTCDateTime())
+            ),
+        }
+
+    async def _claim_sqlite(
+        self, session: AsyncSession, params: dict[str, Any], lease: Lease, shares: Shares
+    ) -> tuple[list[Claim], dict[str, Target]]:
+        """SQLite: the fair pick, the lease of the picked rows, then their targets (one
+        writer, so nothing is taken meanwhile; the extra statements cost no network)."""
+        pick = self._picks.get(shares)
+        if pick is None:
+            pick = self._picks[shares] = fair_pick(shares)
+        ids = list((await session.execute(pick, params)).scalars())
+        if not ids:
+            return [], {}
+        stmt = claim_picked(self._lease_values(lease)).returning(*_CLAIMED)
+        rows = (await session.execute(stmt, {"ids": ids, "now": params["now"]})).mappings()
+        order = {key: n for n, key in enumerate(ids)}
+        claims = sorted(
+            (Claim.of(row, lease) for row in rows.all()), key=lambda c: order[c.delivery_id]
+        )
+        targets = await self._look_up_targets(session, claims, params["now"]) if claims else {}
+        return claims, targets
+
+    async def _turnover(
         self,
-        session: AsyncSession,
-        stmt: Update,
         params: dict[str, Any],
         lease: Lease,
-        now: datetime,
+        shares: Shares,
+        succeeded: Sequence[Succeeded],
+        healthy: Sequence[str],
     ) -> tuple[list[Claim], dict[str, Target]]:
-        """PostgreSQL: the event body, the endpoint and its active secrets come back from
-        the claim itself (`id secret|id secret`, newest first)."""
-        from sqlalchemy.dialects.postgresql import aggregate_order_by
-
-        active_secrets = (
-            select(
-                func.string_agg(
-                    WebhookSecret.id + " " + WebhookSecret.secret_encrypted,
-                    aggregate_order_by(literal_column("'|'"), WebhookSecret.generation.desc()),
-                )
-            )
-            .where(
-                WebhookSecret.endpoint_id == Delivery.endpoint_id,
-                or_(WebhookSecret.expires_at.is_(None), WebhookSecret.expires_at > now),
-            )
-            .correlate(Delivery)
-            .scalar_subquery()
-        )
-        stmt = stmt.where(
-            Event.id == Delivery.event_id, WebhookEndpoint.id == Delivery.endpoint_id
-        ).returning(
-            *_CLAIMED,
-            Event.body.label("body"),
-            WebhookEndpoint.url.label("url"),
-            WebhookEndpoint.status.label("endpoint_status"),
-            WebhookEndpoint.deleted_at.label("deleted_at"),
-            active_secrets.label("secrets"),
-        )
+        """PostgreSQL: successes recorded, rows picked and leased, targets returned: one
+        statement (turnover.py)."""
+        claim = {
+            **params,
+            "per_endpoint": shares.per_endpoint,
+            "per_tenant": shares.per_tenant,
+            "token": lease.token,
+            "until": lease.until,
+        }
+        values = turnover_parameters(list(succeeded), list(healthy), claim, params["now"])
+        async with self.runtime.db.transaction(lazy=True) as connection:
+            rows = await run_in(connection, TURNOVER, values, alone=True)
+        rows.sort(key=lambda row: (row.tenant_rank, row.due_at))
         claims: list[Claim] = []
         targets: dict[str, Target] = {}
-        for row in (await session.execute(stmt, params)).mappings().all():
-            claim = Claim.of(row, lease)
-            claims.append(claim)
-            pairs = (entry.split(" ", 1) for entry in (row["secrets"] or "").split("|") if entry)
-            targets[claim.delivery_id] = Target(
-                body=row["body"],
-                url=row["url"],
-                endpoint_status=row["endpoint_status"],
-                deleted_at=row["deleted_at"],
+        for row in rows:
+            claim_ = Claim.of(row._asdict(), lease)
+            claims.append(claim_)
+            pairs = (entry.split(" ", 1) for entry in (row.secrets or "").split("|") if entry)
+            targets[claim_.delivery_id] = Target(
+                body=row.body,
+                url=row.url,
+                endpoint_status=row.endpoint_status,
+                deleted_at=row.deleted_at,
                 secrets=tuple((secret_id, encrypted) for secret_id, encrypted in pairs),
             )
         return claims, targets
@@ -288,30 +310,25 @@ class Claims:
                 )
         return targets
 
-    async def _ready(
-        self,
-        session: AsyncSession,
-        claims: list[Claim],
-        targets: dict[str, Target],
-        retired: list[tuple[Claim, str, str]],
-    ) -> list[Claim]:
-        """Fill in body, URL and secrets; retire claims whose endpoint is gone or disabled
-        (each added to `retired` as (claim, status, reason))."""
+    def _ready(
+        self, claims: list[Claim], targets: dict[str, Target]
+    ) -> tuple[list[Claim], list[tuple[Claim, str, str]]]:
+        """Fill in body, URL and secrets; the claims whose endpoint is gone or disabled are
+        to be retired, each as (claim, status, reason)."""
         ready: list[Claim] = []
+        retired: list[tuple[Claim, str, str]] = []
         for claim in claims:
             target = targets.get(claim.delivery_id)
             if target is None or target.deleted_at is not None or target.body is None:
-                await retire(session, claim, DeliveryStatus.CANCELLED, "endpoint deleted")
                 retired.append((claim, DeliveryStatus.CANCELLED, "endpoint deleted"))
             elif target.endpoint_status != EndpointStatus.ENABLED:
-                await retire(session, claim, DeliveryStatus.DEAD, "endpoint disabled")
                 retired.append((claim, DeliveryStatus.DEAD, "endpoint disabled"))
             else:
                 claim.url = target.url
                 claim.body = target.body.encode()
                 claim.secrets = tuple(self._secret(*pair) for pair in target.secrets)
                 ready.append(claim)
-        return ready
+        return ready, retired
 
     async def give_back(self, claims: list[Claim]) -> None:
         await give_back(self.runtime, claims)
@@ -323,6 +340,11 @@ class Claims:
             secret = self.runtime.crypto.decrypt_text(encrypted)
             self._secrets[secret_id] = secret
         return secret
+
+
+async def _retire_all(session: AsyncSession, retired: list[tuple[Claim, str, str]]) -> None:
+    for claim, status, error in retired:
+        await retire(session, claim, status, error)
 
 
 async def retire(session: AsyncSession, claim: Claim, status: str, error: str) -> None:

@@ -20,6 +20,7 @@ attempts' time (20 s), inside its 60 s lease.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
@@ -30,7 +31,6 @@ from sqlalchemy import (
     Update,
     all_,
     and_,
-    any_,
     bindparam,
     func,
     select,
@@ -101,14 +101,17 @@ class Slots(Generic[Claim]):
     def waiting(self) -> int:
         return len(self._waiting)
 
-    def full_endpoints(self) -> list[str]:
-        """Endpoints left out of claims: they hold a share running and a share waiting."""
+    def full_endpoints(self, leaving: Sequence[Held] = ()) -> list[str]:
+        """Endpoints left out of claims: they hold a share running and a share waiting
+        (not counting the `leaving` claims)."""
         cap = HELD_SHARES * self.shares.per_endpoint
-        return [key for key, held in self._held_endpoint.items() if held >= cap]
+        gone = Counter(claim.endpoint_id for claim in leaving)
+        return [key for key, held in self._held_endpoint.items() if held - gone[key] >= cap]
 
-    def full_tenants(self) -> list[str]:
+    def full_tenants(self, leaving: Sequence[Held] = ()) -> list[str]:
         cap = HELD_SHARES * self.shares.per_tenant
-        return [key for key, held in self._held_tenant.items() if held >= cap]
+        gone = Counter(claim.tenant_id for claim in leaving)
+        return [key for key, held in self._held_tenant.items() if held - gone[key] >= cap]
 
     def admit(self, claims: list[Claim]) -> list[Claim]:
         """Hold `claims`; returns those to start now (the others wait for room)."""
@@ -191,15 +194,16 @@ def _due() -> ColumnElement[bool]:
     )
 
 
-def fair_pick(is_postgres: bool, shares: Shares) -> Select[Any]:
-    """The ids to claim, in claim order: of the oldest due rows (`window` of them) of
-    endpoints and tenants with room, at most a share per endpoint and per tenant, every
-    tenant's first before any tenant's second. Parameters: `now`, `limit`, `window`,
-    `full_endpoints`, `full_tenants` (see `claim_parameters`). A plain read: the rows
-    are locked, checked again and leased by `claim_picked`."""
+def fair_pick(shares: Shares) -> Select[Any]:
+    """SQLite's fair pick (PostgreSQL's is part of its one-statement turn, turnover.py, with
+    the same rule): the ids to claim, in claim order: of the oldest due rows (`window` of
+    them) of endpoints and tenants with room, at most a share per endpoint and per tenant,
+    every tenant's first before any tenant's second. Parameters: `now`, `limit`, `window`,
+    `full_endpoints`, `full_tenants` (see `claim_parameters`). A plain read in the turn's
+    write transaction (SQLite's one writer): `claim_picked` leases the rows."""
     candidates = (
         select(Delivery.id, Delivery.endpoint_id, Delivery.tenant_id, Delivery.next_attempt_at)
-        .where(_due(), _not_full(is_postgres))
+        .where(_due(), _not_full(False))
         .order_by(Delivery.next_attempt_at)
         .limit(bindparam("window"))
         .cte("candidates")
@@ -224,20 +228,12 @@ def fair_pick(is_postgres: bool, shares: Shares) -> Select[Any]:
     )
 
 
-def claim_picked(is_postgres: bool, values: dict[str, Any]) -> Update:
-    """`WITH due AS (SELECT id … WHERE id = ANY(:ids) AND due FOR UPDATE SKIP LOCKED)
-    UPDATE … SET values`: the picked rows still due and not taken meanwhile by another
-    worker (`due` is checked again on each row as it is locked), found by primary key
-    whatever the planner believes of the table. Parameters: `ids`, `now`. Add
-    `.returning(…)`."""
-    if is_postgres:
-        picked_ids = Delivery.id == any_(bindparam("ids", type_=ARRAY(String())))
-    else:
-        picked_ids = Delivery.id.in_(bindparam("ids", expanding=True))
+def claim_picked(values: dict[str, Any]) -> Update:
+    """SQLite: `UPDATE … SET values WHERE id IN (:ids) AND due`: the picked rows, still due
+    (checked again), found by primary key. Parameters: `ids`, `now`. Add `.returning(…)`."""
     locked = (
         select(Delivery.id.label("key"))
-        .where(picked_ids, _due())
-        .with_for_update(skip_locked=True)
+        .where(Delivery.id.in_(bindparam("ids", expanding=True)), _due())
         .cte("due")
     )
     return (
@@ -248,13 +244,17 @@ def claim_picked(is_postgres: bool, values: dict[str, Any]) -> Update:
     )
 
 
-def claim_parameters(now: Any, limit: int, slots: Slots[Any]) -> dict[str, Any]:
+def claim_parameters(
+    now: Any, limit: int, slots: Slots[Any], leaving: Sequence[Held] = ()
+) -> dict[str, Any]:
+    """The fair pick's parameters; `leaving`: held claims whose room counts as free (their
+    outcomes are recorded in the same turn)."""
     return {
         "now": now,
         "limit": limit,
         "window": limit * _WINDOW,
-        "full_endpoints": slots.full_endpoints(),
-        "full_tenants": slots.full_tenants(),
+        "full_endpoints": slots.full_endpoints(leaving),
+        "full_tenants": slots.full_tenants(leaving),
     }
 
 

@@ -1,18 +1,22 @@
 """The delivery worker's schedule: at least once, fair shares of bounded concurrency
 (docs/reference/webhooks.md §6.3; docs/webhooks.md, "The worker" and "Fairness").
 
-One loop claims due deliveries (claims.py) in batches while slots are free, holds
-them under fair shares (fair.py: at most a share of the slots per endpoint and per
-tenant run at once, the rest wait here), starts one task per delivery it may start,
-and hands each outcome to the recorder (recorder.py), which commits them in batches;
-a recorded batch frees its slots. A worker that dies mid-attempt leaves leased rows
-that become due again when the lease ends: the event is sent again (at least once),
-never lost.
+One loop takes turns. A turn records the outcomes that came back since the last one
+and claims due deliveries (claims.py) for the slots that frees and those already
+free: one statement on PostgreSQL (turnover.py), one transaction on SQLite, when
+every outcome is a success; a batch with failures is first written by the recorder
+(recorder.py, in order per endpoint). Claimed deliveries are held under fair shares
+(fair.py: at most a share of the slots per endpoint and per tenant run at once, the
+rest wait here); one task per delivery it may start posts it and queues its outcome,
+which wakes the loop for its next turn (a turn in progress lets outcomes pile up into
+the next batch). A recorded outcome frees its slot. A worker that dies mid-attempt
+leaves leased rows that become due again when the lease ends: the event is sent again
+(at least once), never lost.
 
 Wake-ups: LISTEN/NOTIFY on PostgreSQL, an in-process event for publishes made by this
-process (wakeup.py), an endpoint or tenant getting its room back, and the next due
-time. Without LISTEN (SQLite) the worker also looks every `poll_seconds`; with it only
-every LISTEN_POLL_SECONDS, as a safety net.
+process (wakeup.py), an outcome to record, and the next due time. Without LISTEN
+(SQLite) the worker also looks every `poll_seconds`; with it only every
+LISTEN_POLL_SECONDS, as a safety net.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from gatehouse.storage.leases import pause, seconds_until
 from gatehouse.webhooks import health, rules, wakeup
 from gatehouse.webhooks.delivery.claims import QUEUE, Claim, Claims
 from gatehouse.webhooks.delivery.fair import Shares, Slots
-from gatehouse.webhooks.delivery.recorder import Outcome, Recorder, Tally
+from gatehouse.webhooks.delivery.recorder import Outcome, Recorder, Tally, succeeded
 
 log = logging.getLogger("gatehouse.webhooks")
 
@@ -45,8 +49,8 @@ DEFAULT_POLL_SECONDS = 1.0
 # With LISTEN/NOTIFY every commit wakes the worker; this poll is only a safety net.
 LISTEN_POLL_SECONDS = 10.0
 HEALTH_CHECK_SECONDS = 5.0
-# With fewer free slots than this, a claim waits up to CLAIM_LINGER_SECONDS for more to
-# free up (unless woken): batches, not one row per finished attempt.
+# With fewer free slots than this (counting the outcomes to record), a turn waits
+# CLAIM_LINGER_SECONDS for more outcomes: batches, not one row per finished attempt.
 MIN_CLAIM_BATCH = 16
 CLAIM_LINGER_SECONDS = 0.005
 
@@ -75,6 +79,7 @@ class DeliveryWorker:
         # closes it once they have all stopped).
         self.close_client_at_exit = close_client_at_exit
         self.slots: Slots[Claim] = Slots(Shares.of(concurrency, per_endpoint))
+        self._min_batch = min(MIN_CLAIM_BATCH, concurrency // 4)
         self.poll_seconds = poll_seconds
         if not runtime.db.is_sqlite:
             self.poll_seconds = max(poll_seconds, LISTEN_POLL_SECONDS)
@@ -82,7 +87,6 @@ class DeliveryWorker:
         self.claims = Claims(runtime, timedelta(seconds=lease_seconds))
         self.recorder = Recorder(runtime)
         self._wake = asyncio.Event()
-        self._slot_freed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._next_health_check = 0.0
         self._more_due = True
@@ -96,10 +100,7 @@ class DeliveryWorker:
     async def run(self, stop: asyncio.Event) -> None:
         """Deliver until `stop` is set, then let in-flight attempts finish and record them."""
         unregister = wakeup.register(self._wake)
-        helpers = [
-            asyncio.create_task(self.recorder.run(self._recorded)),
-            asyncio.create_task(self._stopper(stop)),
-        ]
+        helpers = [asyncio.create_task(self._stopper(stop))]
         if not self.runtime.db.is_sqlite:
             helpers.append(
                 asyncio.create_task(
@@ -123,44 +124,71 @@ class DeliveryWorker:
                     await close_client()
 
     async def _step(self, stop: asyncio.Event) -> None:
-        """Claim once (or wait for slots, a wake-up or the next due time)."""
+        """One turn: record what came back and claim (or wait for outcomes, a wake-up or
+        the next due time)."""
         await self._maybe_check_health()
-        free = self.slots.free
-        if free <= 0:
-            self._slot_freed.clear()
-            await pause(self._slot_freed, self.poll_seconds, stop)
-            return
-        if free < min(MIN_CLAIM_BATCH, self.concurrency // 4) and not self._wake.is_set():
-            # A backlog with few free slots: let more free up (or a publish come) first.
-            await pause(self._wake, CLAIM_LINGER_SECONDS, stop)
-        woken = self._wake.is_set() or self._more_due
+        if 0 < self.slots.free + self.recorder.queued < self._min_batch and not stop.is_set():
+            # A backlog with few free slots: let more outcomes come in first (batches,
+            # not one row per finished attempt).
+            await asyncio.sleep(CLAIM_LINGER_SECONDS)
+        batch = self.recorder.take()
+        if batch and not all(outcome.result.success for outcome in batch):
+            self._recorded(batch, await self.recorder.record(batch))
+            batch = []
+        free = self.slots.free + len(batch)
+        woken = self._wake.is_set() or self._more_due or bool(batch)
         self._wake.clear()
-        # Woken by a publish (or a full batch): claim at once. Otherwise look first, so
-        # an idle worker does not take the write lock every poll.
+        if free <= 0:
+            await pause(self._wake, self.poll_seconds, stop)  # an outcome sets it
+            return
+        # Woken by a publish, an outcome or a full batch: claim at once. Otherwise look
+        # first, so an idle worker does not take the write lock every poll.
         if not woken:
             next_due = await self.claims.next_due(self.slots)
             if next_due is None or next_due > self.runtime.now():
                 await pause(self._wake, self._sleep_for(next_due), stop)
                 return
-        claims = await self.claims.claim(free, self.slots)
+        claims = await self._turn(batch, free)
         self.stats.claimed += len(claims)
         for claim in self.slots.admit(claims):
             self._start(claim)
         # Rows came back: claim again at once (a claim takes at most a share per endpoint
         # and tenant, so more may be due). An empty claim leads to the wait below.
         self._more_due = bool(claims)
-        if claims:
+        if claims or self._wake.is_set():
             return
         # Nothing claimed: sleep until the next delivery of an endpoint and a tenant with
         # room falls due (not sooner than 10 ms: another worker may hold it), a publish,
-        # or a recorded batch that gives an endpoint or a tenant its room back.
+        # or an outcome (which gives an endpoint or a tenant its room back).
         pause_for = self._sleep_for(await self.claims.next_due(self.slots))
         await pause(self._wake, max(pause_for, 0.01), stop)
+
+    async def _turn(self, batch: list[Outcome], free: int) -> list[Claim]:
+        """Record `batch` (successes only) and claim up to `free` in one turn; should the
+        turn fail, the recorder writes the batch (outcome by outcome if need be) and the
+        claim is made again on its own."""
+        if not batch:
+            return await self.claims.claim(free, self.slots)
+        healthy = self.recorder.stale_health(sorted({o.claim.endpoint_id for o in batch}))
+        leaving = [outcome.claim for outcome in batch]
+        try:
+            claims = await self.claims.claim(
+                free,
+                self.slots,
+                succeeded=[succeeded(outcome) for outcome in batch],
+                healthy=healthy,
+                leaving=leaving,
+            )
+        except Exception:
+            log.warning("a webhook turn failed; recording its outcomes apart", exc_info=True)
+            self._recorded(batch, await self.recorder.record(batch))
+            return await self.claims.claim(self.slots.free, self.slots)
+        self._recorded(batch, Tally(succeeded=len(batch)))
+        return claims
 
     async def _stopper(self, stop: asyncio.Event) -> None:
         await stop.wait()
         self._wake.set()
-        self._slot_freed.set()
 
     def _sleep_for(self, next_due: datetime | None) -> float:
         return seconds_until(next_due, self.runtime.now(), self.poll_seconds)
@@ -175,7 +203,6 @@ class DeliveryWorker:
             self._wake.set()  # an endpoint or tenant has room again: its deliveries may go
         self.stats.succeeded += tally.succeeded
         self.stats.failed += tally.failed
-        self._slot_freed.set()
         if tally.retried:
             self._wake.set()  # a retry may fall due before what the loop waits for
         # What the batch committed (an unrecorded outcome is sent again, and counted then).
@@ -186,8 +213,8 @@ class DeliveryWorker:
             metrics.ENDPOINTS_DISABLED.labels(reason=reason).inc()
 
     async def _drain(self) -> None:
-        """Wait (15 s at most each) for in-flight sends, then for their outcomes' recording.
-        Deliveries still waiting for their share are given back unsent (due at once)."""
+        """Wait (15 s at most) for in-flight sends, then record their outcomes. Deliveries
+        still waiting for their share are given back unsent (due at once)."""
         deadline = time.monotonic() + 15
         while self._tasks and time.monotonic() < deadline:
             await asyncio.wait(set(self._tasks), timeout=deadline - time.monotonic())
@@ -196,11 +223,8 @@ class DeliveryWorker:
             with contextlib.suppress(Exception):
                 await self.claims.give_back(unsent)
             self.slots.released(unsent)
-        deadline = time.monotonic() + 15
-        while self.slots.held > 0 and time.monotonic() < deadline:
-            self._slot_freed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._slot_freed.wait(), 0.5)
+        while batch := self.recorder.take():
+            self._recorded(batch, await self.recorder.record(batch))
 
     @tracing.traced_outbound("webhook delivery", lambda _self, claim: claim.log_fields())
     async def _send(self, claim: Claim) -> None:
@@ -208,6 +232,7 @@ class DeliveryWorker:
         self.stats.attempted += 1
         observe(claim, result)
         self.recorder.put(Outcome(claim, result, self.runtime.now()))
+        self._wake.set()  # the next turn records it
         for waiting in self.slots.finished(claim):
             if self._stopping:
                 self._unsent.append(waiting)

@@ -1,7 +1,9 @@
 """Recording attempt outcomes in batches (docs/reference/webhooks.md §6.3, §6.6).
 
-Outcomes queue up while attempts finish; the recorder writes whatever is
-queued in one transaction. Every update is guarded by the claim token, so a
+Outcomes queue up here while attempts finish, until the worker's next turn (loop.py)
+takes them: a batch of successes only is recorded by the turn's claim (turnover.py);
+any other batch — or one the turn failed to record — is written here, in one
+transaction. Every update is guarded by the claim token, so a
 stale outcome (lease expired and re-claimed, endpoint disabled or deleted)
 changes nothing. A batch carries many tenants' work, so one outcome that
 cannot be written must not undo the others: when the batch transaction fails,
@@ -16,15 +18,13 @@ endpoint.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import Table, bindparam, or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from gatehouse.domain.webhooks import DeliveryStatus, EndpointStatus
@@ -33,12 +33,12 @@ from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.webhooks import Delivery, WebhookEndpoint
 from gatehouse.webhooks import health, rules
 from gatehouse.webhooks.delivery.claims import Claim
+from gatehouse.webhooks.delivery.turnover import Succeeded, record_successes
 
 log = logging.getLogger("gatehouse.webhooks")
 
 MAX_RECORD_BATCH = 500
 HEALTHY_REFRESH_SECONDS = 1.0
-_DELIVERIES: Table = Delivery.__table__  # type: ignore[assignment]
 
 
 @dataclass
@@ -71,33 +71,28 @@ class Tally:
 
 
 class Recorder:
+    """The outcomes of one worker, queued until the worker's next turn records them."""
+
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self._outcomes: asyncio.Queue[Outcome] = asyncio.Queue()
+        self._outcomes: list[Outcome] = []
         # Endpoint -> when this recorder last marked it healthy (monotonic): within
         # HEALTHY_REFRESH_SECONDS, and with no failure recorded here since, a success
         # batch need not touch the endpoint again.
         self._marked_healthy: dict[str, float] = {}
 
     def put(self, outcome: Outcome) -> None:
-        self._outcomes.put_nowait(outcome)
+        self._outcomes.append(outcome)
 
-    async def run(self, recorded: Callable[[list[Outcome], Tally], None]) -> None:
-        """Record queued outcomes batch by batch; `recorded(batch, tally)` after each."""
-        while True:
-            batch = [await self._outcomes.get()]
-            while len(batch) < MAX_RECORD_BATCH and not self._outcomes.empty():
-                batch.append(self._outcomes.get_nowait())
-            tally = Tally()
-            try:
-                tally = await self.record(batch)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                # Unrecorded outcomes keep their lease: the deliveries go out again later.
-                log.exception("recording webhook outcomes failed")
-            finally:
-                recorded(batch, tally)
+    @property
+    def queued(self) -> int:
+        return len(self._outcomes)
+
+    def take(self) -> list[Outcome]:
+        """The queued outcomes (MAX_RECORD_BATCH at most), no longer queued."""
+        batch = self._outcomes[:MAX_RECORD_BATCH]
+        del self._outcomes[:MAX_RECORD_BATCH]
+        return batch
 
     async def record(self, batch: list[Outcome]) -> Tally:
         """Write `batch`: in one transaction, or outcome by outcome when that fails."""
@@ -131,38 +126,13 @@ class Recorder:
         failures = Tally()
         async with self.runtime.db.write() as session:
             successes = [o for o in batch if o.result.success]
-            if successes:
-                await session.execute(
-                    update(_DELIVERIES)
-                    .where(
-                        _DELIVERIES.c.id == bindparam("b_id"),
-                        _DELIVERIES.c.claim_token == bindparam("b_token"),
-                    )
-                    .values(
-                        status=DeliveryStatus.SUCCEEDED,
-                        next_attempt_at=None,
-                        lease_until=None,
-                        claim_token=None,
-                        last_http_status=bindparam("b_status"),
-                        last_latency_ms=bindparam("b_latency"),
-                        last_error=None,
-                    ),
-                    [
-                        {
-                            "b_id": o.claim.delivery_id,
-                            "b_token": o.claim.token,
-                            "b_status": o.result.status,
-                            "b_latency": round(o.result.latency_ms),
-                        }
-                        for o in successes
-                    ],
-                )
             healthy_only = [
                 eid for eid, outs in by_endpoint.items() if all(o.result.success for o in outs)
             ]
-            stale = self._stale_health(healthy_only)
-            if stale:
-                await _mark_healthy(session, stale, now)
+            if successes:
+                await record_successes(
+                    session, [succeeded(o) for o in successes], self.stale_health(healthy_only), now
+                )
             troubled = sorted(eid for eid in by_endpoint if eid not in set(healthy_only))
             for endpoint_id in troubled:
                 self._marked_healthy.pop(endpoint_id, None)
@@ -172,7 +142,7 @@ class Recorder:
                 )
         return Tally(succeeded=len(successes)) + failures
 
-    def _stale_health(self, endpoint_ids: list[str]) -> list[str]:
+    def stale_health(self, endpoint_ids: list[str]) -> list[str]:
         """The endpoints whose health this recorder has not written for a second."""
         now = time.monotonic()
         stale = [
@@ -253,22 +223,11 @@ def _log_unrecorded(outcome: Outcome) -> None:
     )
 
 
-async def _mark_healthy(session: AsyncSession, endpoint_ids: list[str], now: datetime) -> None:
-    # Touches (and locks) a row only when something changes, or to refresh the
-    # last-success time once a second: a busy healthy endpoint is not a hot row.
-    await session.execute(
-        update(WebhookEndpoint)
-        .where(
-            WebhookEndpoint.id.in_(endpoint_ids),
-            or_(
-                WebhookEndpoint.consecutive_failures != 0,
-                WebhookEndpoint.failing_since.is_not(None),
-                WebhookEndpoint.last_success_at.is_(None),
-                WebhookEndpoint.last_success_at < now - timedelta(seconds=1),
-            ),
-        )
-        .values(consecutive_failures=0, failing_since=None, last_success_at=now)
-        .execution_options(synchronize_session=False)
+def succeeded(outcome: Outcome) -> Succeeded:
+    """A success as the turn records it."""
+    claim = outcome.claim
+    return Succeeded(
+        claim.delivery_id, claim.token, outcome.result.status, round(outcome.result.latency_ms)
     )
 
 
