@@ -167,6 +167,7 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             expect(staff.get_by_role("link", name="Northwind Ltd")).to_be_visible()
             shot(staff, "dashboard-queue")
             staff.get_by_role("link", name="Northwind Ltd").click()
+            staff.get_by_role("link", name="Request information").click()
             staff.get_by_label("Comment to the applicant").fill("Two more things, please.")
             staff.locator("#f-item_prompt_0").fill("Who are your three largest customers?")
             staff.locator("#f-item_type_1").select_option("document")
@@ -202,7 +203,7 @@ def test_whole_case_in_the_browser(stack: Settings, tmp_path: Path) -> None:
             offered = staff.locator("#f-action option").evaluate_all("os => os.map(o => o.value)")
             assert "countersign" not in offered
             assert "approve" not in offered
-            expect(staff.locator("#decision-hint")).to_contain_text("You proposed this approval")
+            expect(staff.locator("#withheld")).to_contain_text("You proposed this approval")
             expect(staff.locator(".status-hero .badge")).to_have_text("pending approval")
             shot(staff, "dashboard-countersign-refused")
 

@@ -175,14 +175,14 @@ def test_the_reviewers_day_in_the_browser(seeded: Seeded) -> None:
         expect(page.get_by_text("Decision recorded.")).to_be_visible()
         expect(page.locator(".status-hero .badge")).to_have_text("pending approval")
         assert offered(page) == ["reject", "hold"]
-        expect(page.locator("#decision-hint")).to_contain_text("You proposed this approval")
+        expect(page.locator("#withheld")).to_contain_text("You proposed this approval")
         expect(page.get_by_text("Passport seen at the branch.")).to_be_visible()
 
         # An internal note.
         page.get_by_label("New note").fill("Director called back; all consistent.")
         page.get_by_role("button", name="Add note").click()
-        expect(page.locator("#notes")).to_contain_text("Director called back; all consistent.")
-        expect(page.locator("#notes")).to_contain_text(seeded.analyst.email)
+        expect(page.locator("#timeline")).to_contain_text("Director called back; all consistent.")
+        expect(page.locator("#timeline")).to_contain_text(seeded.analyst.email)
 
         # Assignment: claim, hand to a colleague, unassign.
         page.get_by_role("button", name="Claim").click()
@@ -214,7 +214,7 @@ def test_the_reviewers_day_in_the_browser(seeded: Seeded) -> None:
         failures += [f"phone queue: {v}" for v in axe_violations(phone)]
         shot(phone, "workstation-queue-phone")
         phone.goto(f"{base}/dashboard/applications/{harbour}")
-        expect(phone.locator("#notes")).to_be_visible()
+        expect(phone.locator("#timeline")).to_be_visible()
         assert fits_the_screen(phone)
         failures += [f"phone case: {v}" for v in axe_violations(phone)]
         shot(phone, "workstation-case-phone")

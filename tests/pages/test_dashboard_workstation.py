@@ -89,7 +89,7 @@ async def test_the_decision_form_offers_only_the_allowed_moves(
     await dashboard_sign_in(client, mlro)
     page = await client.get(f"/dashboard/applications/{client_id}")
     assert decision_options(page.text) == ["countersign", "reject_proposal", "reject", "hold"]
-    assert 'id="decision-hint"' not in page.text
+    assert 'id="withheld"' not in page.text
 
 
 async def test_notes_on_the_case_page(
@@ -109,7 +109,7 @@ async def test_notes_on_the_case_page(
     )
     assert added.status_code == 303
     page = await client.get(added.headers["location"].split("#")[0])
-    notes = page.text.split('id="notes"', 1)[1]
+    notes = page.text.split('id="timeline"', 1)[1]
     assert "Spoke to the director." in notes
     assert analyst.email in notes
     assert "Note added." in page.text

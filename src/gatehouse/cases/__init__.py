@@ -32,6 +32,7 @@ from gatehouse.cases.schemas import (
     staff_application_view,
 )
 from gatehouse.cases.service import publish_status_change
+from gatehouse.cases.timeline import case_timeline, page_number
 
 __all__ = [
     "Assignment",
@@ -49,10 +50,12 @@ __all__ = [
     "application_audit",
     "assign",
     "case_file",
+    "case_timeline",
     "colleagues",
     "intake_choices",
     "list_applications",
     "list_notes",
+    "page_number",
     "parse_queue_filters",
     "publish_status_change",
     "queue_page",

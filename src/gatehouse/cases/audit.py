@@ -63,3 +63,16 @@ async def tenant_audit(
         raise not_found("No tenant with this tenantId.")
     scope = CursorScope("staff_audit_tenant", STAFF, {"tenantId": tenant_id})
     return await _page(session, crypto, scope, AuditEntry.tenant_id == tenant_id, page)
+
+
+async def latest_entries(
+    session: AsyncSession, application_id: str, limit: int
+) -> list[AuditEntry]:
+    """The newest `limit` entries of an application's trail, for the case page's timeline."""
+    stmt = keyset_after(
+        select(AuditEntry).where(AuditEntry.application_id == application_id),
+        AuditEntry.at,
+        AuditEntry.id,
+        None,
+    )
+    return list((await session.execute(stmt.limit(limit))).scalars())

@@ -21,10 +21,12 @@ from gatehouse.applications import ChecklistItem, documents_of, read_checklist
 from gatehouse.cases.assignment import Colleague, colleagues
 from gatehouse.cases.evidence import CaseEvidence, case_evidence
 from gatehouse.cases.notes import NoteView, notes_of
+from gatehouse.domain.case_moves import CaseMoves, case_moves
 from gatehouse.domain.info_requests import OWED_ITEM_STATES, REQUEST_OPEN
 from gatehouse.domain.principals import StaffPrincipal
-from gatehouse.domain.status import CaseState, allowed_moves
+from gatehouse.domain.status import CaseState
 from gatehouse.domain.workstation import reminder_due, unsatisfied_required, waiting_on
+from gatehouse.screening import open_hit_count
 from gatehouse.storage.tables.applications import (
     Application,
     Decision,
@@ -73,6 +75,7 @@ class CaseFile:
     notes: list[NoteView]
     colleagues: list[Colleague]
     proposer_id: str | None = None
+    open_hits: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -80,11 +83,15 @@ class CaseFile:
         a = self.application
         return CaseState(a.status, a.status_before_proposal, a.proposed_by)
 
-    def moves_for(self, staff: StaffPrincipal) -> tuple[str, ...]:
-        """The decision actions `staff` may take now (domain/status.py `allowed_moves`)."""
-        if self.application.erased_at is not None:
-            return ()
-        return allowed_moves(self.state, actor_id=staff.staff_id, actor_role=staff.role)
+    def moves_for(self, staff: StaffPrincipal) -> CaseMoves:
+        """Every move `staff` may make on this case now (domain/case_moves.py)."""
+        return case_moves(
+            self.state,
+            actor_id=staff.staff_id,
+            actor_role=staff.role,
+            open_hits=self.open_hits,
+            erased=self.application.erased_at is not None,
+        )
 
     @property
     def unsatisfied(self) -> list[Mapping[str, Any]]:
@@ -137,20 +144,23 @@ async def case_file(session: AsyncSession, client_id: str) -> CaseFile | None:
         )
     ).scalars()
     documents = await documents_of(session, application.id)
+    checklist = await checklist_for(session, application)
+    labels = {str(item["key"]): str(item["label"]) for item in checklist}
     return CaseFile(
         application=application,
         tenant=tenant,
         intake=intake,
         members=await applications.members_of(session, application.id),
-        checklist=await checklist_for(session, application),
+        checklist=checklist,
         documents=documents,
         requests=[RequestWithItems(request, items[request.id]) for request in requests],
         decisions=await applications.decisions_of(session, application.id),
         events=[EventSent(event, _event_summary(event)) for event in events],
-        evidence=await case_evidence(session, application, intake, documents),
+        evidence=await case_evidence(session, application, intake, documents, labels),
         notes=await notes_of(session, application.id),
         colleagues=await colleagues(session),
         proposer_id=application.proposed_by,
+        open_hits=await open_hit_count(session, application.id),
     )
 
 

@@ -14,16 +14,28 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from gatehouse.domain.media import INLINE_MEDIA_TYPES, THUMBNAIL_MEDIA_TYPES
 from gatehouse.storage.tables.applications import Application, Document, Intake
 from gatehouse.storage.tables.documents_custody import DocumentCustody
-
-INLINE_MEDIA_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/webp"})
 
 
 @dataclass(frozen=True, slots=True)
 class DocumentEntry:
     document: Document
     sha256: str | None
+    # What a person calls it: the checklist item's label for its type, else the type in words.
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        """The label, with the name the file had on the applicant's device when known."""
+        label = self.label or self.document.type.replace("_", " ")
+        filename = self.document.filename
+        return f"{label} · {filename}" if filename else label
+
+    @property
+    def thumbnail(self) -> bool:
+        return not self.erased and self.document.content_type in THUMBNAIL_MEDIA_TYPES
 
     @property
     def erased(self) -> bool:
@@ -78,6 +90,7 @@ async def case_evidence(
     application: Application,
     intake: Intake | None,
     documents: list[Document],
+    labels: dict[str, str] | None = None,
 ) -> CaseEvidence:
     digests: dict[str, str] = {}
     if documents:
@@ -88,7 +101,11 @@ async def case_evidence(
             )
         )
         digests = dict(rows.tuples().all())
-    entries = [DocumentEntry(document, digests.get(document.id)) for document in documents]
+    named = labels or {}
+    entries = [
+        DocumentEntry(document, digests.get(document.id), named.get(document.type, ""))
+        for document in documents
+    ]
     return CaseEvidence(
         form_answers=form_answers(application, intake),
         documents=entries,

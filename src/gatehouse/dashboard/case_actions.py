@@ -18,8 +18,8 @@ from starlette.responses import Response
 
 from gatehouse import cases, info_requests
 from gatehouse.audit.context import WriteContext
+from gatehouse.dashboard.case_routes import render_case
 from gatehouse.dashboard.forms import Refused, Render, form_action
-from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
 from gatehouse.decisions import make_decision
 from gatehouse.domain.principals import Role, StaffPrincipal

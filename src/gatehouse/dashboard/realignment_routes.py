@@ -13,8 +13,8 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse import realignment
+from gatehouse.dashboard.case_routes import render_case
 from gatehouse.dashboard.forms import Refused, Render, form_action
-from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
 from gatehouse.domain.principals import Role
 from gatehouse.errors import invalid_argument

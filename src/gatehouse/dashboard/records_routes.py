@@ -12,8 +12,8 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse.accounts import update_tenant
+from gatehouse.dashboard.case_routes import render_case
 from gatehouse.dashboard.forms import Refused, form_action
-from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer, require_viewer
 from gatehouse.dashboard.tenants_routes import render_tenant
 from gatehouse.domain.numbers import decimal_or_none

@@ -8,6 +8,7 @@ from starlette.responses import FileResponse, Response
 from gatehouse.dashboard.account_routes import router as account_router
 from gatehouse.dashboard.auth_routes import router as auth_router
 from gatehouse.dashboard.case_actions import router as case_actions_router
+from gatehouse.dashboard.case_routes import router as case_router
 from gatehouse.dashboard.document_routes import router as document_router
 from gatehouse.dashboard.insights_routes import router as insights_router
 from gatehouse.dashboard.invite_routes import router as invite_router
@@ -30,6 +31,7 @@ router.include_router(auth_router)
 router.include_router(account_router)
 router.include_router(staff_router)
 router.include_router(queue_router)
+router.include_router(case_router)
 router.include_router(case_actions_router)
 router.include_router(realignment_router)
 router.include_router(document_router)

@@ -12,8 +12,8 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from gatehouse import intakes
+from gatehouse.dashboard.case_routes import render_case
 from gatehouse.dashboard.forms import Refused, Render, form_action
-from gatehouse.dashboard.queue_routes import render_case
 from gatehouse.dashboard.sessions import Viewer
 from gatehouse.dashboard.tenants_routes import render_tenant
 from gatehouse.domain.principals import Role

@@ -20,11 +20,11 @@ from gatehouse.cases import (
     staff_application_view,
 )
 from gatehouse.domain import events
+from gatehouse.domain.case_moves import BLOCKED_BY_OPEN_HITS, screening_refusal
 from gatehouse.domain.decisions import HistoryEntry, plan_decision
 from gatehouse.domain.principals import StaffPrincipal
 from gatehouse.domain.status import (
     APPROVE,
-    COUNTERSIGN,
     HOLD,
     REASON_DECISION,
     REJECTED,
@@ -35,7 +35,6 @@ from gatehouse.domain.workstation import (
     acknowledgement_for,
     unsatisfied_required,
 )
-from gatehouse.errors import failed_precondition
 from gatehouse.ids import new_id
 from gatehouse.screening import open_hit_count
 from gatehouse.storage.tables.applications import Application, Decision
@@ -100,8 +99,7 @@ async def make_decision(
         rejection_reason=rejection_reason,
         at=at,
     )
-    if action in (APPROVE, COUNTERSIGN):
-        await _no_open_hits(session, application.id)
+    await _no_open_hits(session, action, application.id)
     acknowledged = None
     if action == APPROVE:
         checklist = await read_checklist(session, application.tenant_id, application.id)
@@ -158,14 +156,13 @@ async def make_decision(
     return staff_application_view(application, view)
 
 
-async def _no_open_hits(session: AsyncSession, application_id: str) -> None:
-    """The screening guard rail (docs/screening.md): no approval while a hit is open."""
-    count = await open_hit_count(session, application_id)
-    if count:
-        raise failed_precondition(
-            f"The application has {count} open screening hit{'s' if count > 1 else ''}: "
-            "resolve them before approving."
-        )
+async def _no_open_hits(session: AsyncSession, action: str, application_id: str) -> None:
+    """The screening guard rail (docs/screening.md; domain/case_moves.py): no proposal or
+    countersignature of an approval while a hit is open."""
+    if action in BLOCKED_BY_OPEN_HITS:
+        blocked = screening_refusal(action, await open_hit_count(session, application_id))
+        if blocked is not None:
+            raise blocked
 
 
 def _apply(application: Application, status: str, at: datetime) -> None:

@@ -11,6 +11,7 @@ from gatehouse.documents.review import open_document
 from gatehouse.documents.service import Upload, receive_upload
 from gatehouse.documents.sniff import EXTENSIONS, normalized, sniff
 from gatehouse.documents.stores import open_store
+from gatehouse.documents.thumbnails import open_thumbnail
 
 __all__ = [
     "DISCARD_BATCH",
@@ -20,6 +21,7 @@ __all__ = [
     "normalized",
     "open_document",
     "open_store",
+    "open_thumbnail",
     "receive_upload",
     "seal_legacy_documents",
     "shred",

@@ -24,7 +24,7 @@ from gatehouse.documents.custody import original_bytes
 from gatehouse.documents.sealing import SealBroken
 from gatehouse.documents.sniff import EXTENSIONS, sniff
 from gatehouse.documents.stores import ObjectMissing
-from gatehouse.errors import GONE, INTERNAL, GatehouseError, not_found
+from gatehouse.errors import FAILED_PRECONDITION, GONE, INTERNAL, GatehouseError, not_found
 from gatehouse.runtime import Runtime
 from gatehouse.storage.tables.applications import Application, Document
 from gatehouse.storage.tables.documents_custody import DocumentCustody
@@ -75,9 +75,18 @@ async def _single(data: bytes) -> AsyncIterator[bytes]:
 
 
 async def open_document(
-    runtime: Runtime, staff: Acting, request_id: str | None, document_id: str
+    runtime: Runtime,
+    staff: Acting,
+    request_id: str | None,
+    document_id: str,
+    *,
+    action: str = "document.view",
+    only: frozenset[str] | None = None,
 ) -> Content:
-    """The document's bytes for a reviewer; audited as `document.view`."""
+    """The document's bytes for a reviewer; audited as `action` (`document.view`, or
+    `document.thumbnail` for the case page's thumbnails, documents/thumbnails.py). With
+    `only`, a document of another media type is refused (failed-precondition) before it is
+    opened or audited."""
     async with runtime.db.read() as session:
         found = (
             await session.execute(
@@ -97,6 +106,8 @@ async def open_document(
             raise not_found("No document with this id.")
         if found.status == "erased" or found.erased_at is not None:
             raise erased()
+        if only is not None and found.content_type not in only:
+            raise GatehouseError(FAILED_PRECONDITION, "This document cannot be shown here.")
         held = await session.get(DocumentCustody, document_id)
         legacy = None
         if held is None:
@@ -113,9 +124,7 @@ async def open_document(
         raise erased()
     async with runtime.db.write() as session:
         ctx = WriteContext.of(staff, request_id, runtime.now())
-        ctx.audit(
-            session, "document.view", document_id, found.application_id, tenant_id=found.tenant_id
-        )
+        ctx.audit(session, action, document_id, found.application_id, tenant_id=found.tenant_id)
     return Content(document_id, found.application_id, media_type, found.size_bytes, body)
 
 

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from gatehouse.domain.normalize import normalize_email, trim
@@ -198,3 +199,22 @@ def age_words(delta: timedelta) -> str:
     if seconds < 86400:
         return f"{seconds // 3600} h"
     return f"{seconds // 86400} d"
+
+
+# The kinds of entry on the case page's timeline (cases/timeline.py), and how it labels them.
+class EntryKind(StrEnum):
+    STATUS = "status"
+    REQUEST = "request"
+    NOTE = "note"
+    EVENT = "event"
+    AUDIT = "audit"
+
+
+# How the page labels each kind.
+KIND_LABELS: dict[str, str] = {
+    EntryKind.STATUS: "Status",
+    EntryKind.REQUEST: "Information request",
+    EntryKind.NOTE: "Internal note",
+    EntryKind.EVENT: "Event sent",
+    EntryKind.AUDIT: "Audit",
+}
