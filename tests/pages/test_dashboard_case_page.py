@@ -283,7 +283,7 @@ async def test_the_case_page_weighs_under_30_kb(
     page = await client.get(base)
     assert page.status_code == 200
     assets = ASSET_RE.findall(page.text)
-    assert assets == ["/static/gatehouse.css"]  # the case page needs no script
+    assert assets == ["/static/gatehouse.css", "/static/case.css"]  # no script
     total = len(page.content) + sum([len((await client.get(a)).content) for a in assets])
     print(f"case page as {role}: {total} bytes")
     assert total < BUDGET, total
