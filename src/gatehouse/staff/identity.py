@@ -140,7 +140,7 @@ async def reset(
     answer_example={"data": [TOKEN_EXAMPLE]},
 )
 async def list_tokens(principal: StaffUser, runtime: RuntimeDep) -> Response:
-    """The caller's own accounts."""
+    """The caller's own tokens."""
     return json_response(200, await accounts.list_tokens(runtime, principal.staff_id))
 
 

@@ -134,7 +134,7 @@ async def list_clients(request: Request, staff: Analyst) -> Response:
     answer_example=CUSTOMER_EXAMPLE,
 )
 async def create_customer(request: Request, staff: Analyst) -> Response:
-    """Create a customer in Pending (5) (analyst+); `customer_created` for opted-in verification."""
+    """Create a customer in Pending (5) (analyst+); `customer_created` for opted-in clients."""
     body = await parse_body(request, verification.CustomerCreate)
     data = verification.customer_input(body)
     runtime = runtime_of(request)
@@ -152,7 +152,7 @@ async def create_customer(request: Request, staff: Analyst) -> Response:
     ANALYST,
     CUSTOMER_EXAMPLE,
     filters=(
-        Query("clientUuid", "Only this client's verification."),
+        Query("clientUuid", "Only this client's customers."),
         Query(
             "status",
             "Only customers with this status code.",
