@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from gatehouse.cases import queue
+from gatehouse.domain.work_state import Reviewer
 from gatehouse.errors import GatehouseError
 from gatehouse.paging import DEFAULT_LIMIT, MAX_LIMIT, PageRequest, parse_page, query_values
 from gatehouse.runtime import Runtime
@@ -351,6 +352,10 @@ async def test_a_foreign_cursor_is_refused_on_the_tenant_list_even_with_equal_fi
     assert (await get(client, theirs, cursor=own)).status_code == 200
 
 
+# Who reads the queue: its cursors do not depend on the reader.
+READER = Reviewer("stf_reader", may_countersign=False)
+
+
 async def test_the_dashboard_queue_refuses_other_cursors(
     client: httpx.AsyncClient, runtime: Runtime, world: World
 ) -> None:
@@ -363,9 +368,11 @@ async def test_the_dashboard_queue_refuses_other_cursors(
         assert made.status_code == 201
     mine = queue.QueueFilters(tenant_id=world.tenant.tenant_id)
     async with runtime.db.read() as session:
-        first = await queue.queue_page(session, runtime.crypto, mine, None)
+        first = await queue.queue_page(session, runtime.crypto, mine, None, reviewer=READER)
         assert first.next_cursor is not None
-        second = await queue.queue_page(session, runtime.crypto, mine, first.next_cursor)
+        second = await queue.queue_page(
+            session, runtime.crypto, mine, first.next_cursor, reviewer=READER
+        )
         assert {row.application.id for row in second.rows}.isdisjoint(
             row.application.id for row in first.rows
         )
@@ -378,5 +385,5 @@ async def test_the_dashboard_queue_refuses_other_cursors(
             *((mine, forged) for forged in tampered(first.next_cursor)),
         ):
             with pytest.raises(GatehouseError) as caught:
-                await queue.queue_page(session, runtime.crypto, filters, cursor)
+                await queue.queue_page(session, runtime.crypto, filters, cursor, reviewer=READER)
             assert caught.value.field == "cursor"
